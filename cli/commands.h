@@ -1,0 +1,17 @@
+// Subcommands of the `ardent` command line. Each registers its options on the CLI11 app and returns
+// the action to run once parsing succeeded; actions throw ardent::InputError / ResourceError, which
+// main() turns into messages and exit codes 2 / 3.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace ardent::cli {
+
+using Action = std::function<int()>;
+
+Action add_info(CLI::App& app);
+Action add_voxelize(CLI::App& app);
+
+}  // namespace ardent::cli

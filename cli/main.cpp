@@ -1,0 +1,45 @@
+// `ardent`: the command-line front end. Thin: every subcommand calls the libraries and maps their
+// errors to exit codes (0 ok, 1 internal error, 2 bad input, 3 not enough resources).
+#include <cstdio>
+#include <exception>
+#include <map>
+#include <new>
+#include <string>
+
+#include "ardent/preprocess/errors.h"
+#include "commands.h"
+
+int main(int argc, char** argv) {
+    CLI::App app{"Ardent: room-acoustics simulation and auralization"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "ardent 0.1.0");
+    std::map<CLI::App*, ardent::cli::Action> actions;
+    for (auto add : {ardent::cli::add_info, ardent::cli::add_voxelize}) {
+        const size_t before = app.get_subcommands({}).size();
+        ardent::cli::Action a = add(app);
+        actions[app.get_subcommands({})[before]] = a;
+    }
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);
+        return code == 0 ? 0 : 2;
+    }
+    try {
+        for (auto& [sub, action] : actions)
+            if (sub->parsed()) return action();
+        return 2;
+    } catch (const ardent::InputError& e) {
+        std::fprintf(stderr, "ardent: error: %s\n", e.what());
+        return 2;
+    } catch (const ardent::ResourceError& e) {
+        std::fprintf(stderr, "ardent: not enough resources: %s\n", e.what());
+        return 3;
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "ardent: not enough resources: out of memory\n");
+        return 3;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "ardent: internal error: %s\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,23 @@
+# CUDA is optional: AUTO enables it when a toolkit is found, ON requires it, OFF skips it.
+# A build without CUDA is a complete CPU build. Device code targets sm_90 (H100/H200) plus PTX
+# so newer GPUs can JIT it.
+set(ARDENT_CUDA_ENABLED OFF)
+if(NOT ARDENT_CUDA STREQUAL "OFF")
+  if(NOT DEFINED CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  endif()
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    enable_language(CUDA)
+    find_package(CUDAToolkit REQUIRED)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "52")
+      set(CMAKE_CUDA_ARCHITECTURES 90-real 90-virtual)
+    endif()
+    set(CMAKE_CUDA_STANDARD 20)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    set(ARDENT_CUDA_ENABLED ON)
+  elseif(ARDENT_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "ARDENT_CUDA=ON but no CUDA compiler was found (set CMAKE_CUDA_COMPILER)")
+  endif()
+endif()

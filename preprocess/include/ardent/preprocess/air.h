@@ -1,0 +1,54 @@
+// The air the solvers simulate: cells classified inside the model that are face-connected to the
+// first source (flood fill), with every source and receiver snapped to an air cell centre and
+// every boundary air cell given the material of the nearest surface. Sources or receivers outside
+// that air, sources in disconnected rooms, and models whose air leaks out or whose air boundary is
+// not covered by the mesh (an open model) are InputErrors naming the object and the place.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ardent/preprocess/grid.h"
+#include "ardent/preprocess/mesh.h"
+#include "ardent/preprocess/scene.h"
+#include "ardent/preprocess/voxelize.h"
+
+namespace ardent {
+
+struct PlacedEmitter {
+    std::string name;
+    Vec3 position;     // as given in the scene
+    Index3 cell{};     // the air cell it snapped to
+    Vec3 cell_centre;  // that cell's centre (what the solver uses)
+};
+
+struct AirModel {
+    Grid grid;
+    std::vector<uint8_t> air;        // 1 for simulated air cells
+    std::vector<int16_t> material;   // for boundary air cells and the non-air cells touching air:
+                                     // the material of the nearest surface; -1 elsewhere
+    std::vector<PlacedEmitter> sources, receivers;
+    size_t air_cells = 0;
+    size_t boundary_cells = 0;       // air cells with at least one non-air face neighbour
+    size_t boundary_faces = 0;       // air/non-air cell faces
+    size_t uncovered_faces = 0;      // of those, faces with no mesh surface within the band
+    size_t inside_cells = 0;         // cells classified inside the mesh, connected or not
+    Classification classification;   // the voting statistics (inside vector released)
+
+    bool is_air(Index3 c) const { return grid.contains(c) && air[grid.index(c)] != 0; }
+    // Material of the wall behind the face between air cell `a` and its non-air neighbour `b`.
+    int face_material(size_t a, size_t b) const {
+        return material[b] >= 0 ? material[b] : material[a];
+    }
+    double air_volume() const { return static_cast<double>(air_cells) * grid.h * grid.h * grid.h; }
+};
+
+// Share of the air's boundary that may lack a nearby mesh surface before the model is rejected as
+// open (the vote can bridge small holes; larger ones are the user's to close).
+inline constexpr double kMaxUncoveredBoundaryShare = 0.01;
+
+AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
+                         const std::vector<int>& group_material, const Grid& grid);
+
+}  // namespace ardent

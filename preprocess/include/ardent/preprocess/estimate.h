@@ -1,0 +1,54 @@
+// Time steps, memory and run-time estimates for a decomposed scene, and the memory check made before
+// the voxel grid is allocated. Memory figures count the arrays each solver allocates per cell;
+// run-time figures divide the work per simulated second by nominal throughputs (documented in
+// docs/info.md) until bench/ measures the solvers.
+#pragma once
+
+#include <cstddef>
+
+#include "ardent/preprocess/grid.h"
+#include "ardent/preprocess/scene.h"
+
+namespace ardent {
+
+// ARD's explicit parts (6th-order interface stencil, PML) limit c*dt/h to 2/sqrt(3*1088/180)
+// = 0.4697 for leapfrog in 3-D (the stencil's largest symbol is 1088/180); 0.45 keeps a margin.
+inline constexpr double kArdCourant = 0.45;
+// FDTD 7-point leapfrog at its 3-D stability limit, 1/sqrt(3).
+inline constexpr double kFdtdCourant = 0.57735026918962576;
+inline constexpr double kFdtdPointsPerWavelength = 10.0;
+
+inline double ard_time_step(double h, double c) { return kArdCourant * h / c; }
+inline double fdtd_time_step(double h, double c) { return kFdtdCourant * h / c; }
+
+// Bytes preprocessing needs per grid cell (classification, surface band, air, owner, runs).
+inline constexpr double kPreprocessBytesPerCell = 24.0;
+
+// Physical memory available to this process in bytes (MemAvailable), or 0 if unknown.
+size_t available_memory_bytes();
+
+// Throws ResourceError when a grid of `cells` cells (a double: it may not fit in size_t) needs more
+// memory than the machine has; the message gives the estimate and the largest max_frequency that
+// would fit.
+void check_preprocess_memory(const Scene& scene, double cells);
+
+struct ResourceEstimate {
+    double dt_ard = 0, dt_fdtd = 0;
+    double fdtd_h = 0;
+    double fdtd_cells = 0;  // cells of the FDTD grid (the whole bounding box at FDTD resolution)
+    double memory_ard_cpu = 0, memory_ard_gpu = 0, memory_fdtd = 0;  // bytes
+    double sps_ard_cpu = 0, sps_ard_gpu = 0, sps_fdtd_cpu = 0, sps_fdtd_gpu = 0;  // s per sim s
+};
+
+struct EstimateInputs {
+    double h = 0, c = 343;
+    double duration = 1;
+    size_t partition_cells = 0, pml_cells = 0, distinct_shape_cells = 0;
+    size_t receivers = 0, sources = 1, listener_points = 0;
+    size_t largest_partition_cells = 0;
+    Index3 bbox_cells{};  // model bounding box in cells of size h, without padding
+};
+
+ResourceEstimate estimate_resources(const EstimateInputs& in);
+
+}  // namespace ardent

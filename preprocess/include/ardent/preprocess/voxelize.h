@@ -1,0 +1,38 @@
+// Solid/air classification of grid cells from a triangle mesh that may be imperfect (holes,
+// non-manifold edges, furniture touching walls). Each cell centre is tested by ray parity along
+// the three axes and the majority of the three votes wins, so a defect spoils a cell only when it
+// lies on two of its three rays. Crossings exactly on a shared edge or vertex are counted once by
+// a top-left rule on canonically ordered edges. The surface band records, for cells near the
+// surface, the nearest triangle's group, which gives boundary cells their material.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ardent/preprocess/grid.h"
+#include "ardent/preprocess/mesh.h"
+
+namespace ardent {
+
+struct Classification {
+    std::vector<uint8_t> inside;  // 1 where at least two of three axis rays say "inside"
+    std::array<size_t, 3> odd_rays{};  // rays per axis crossing the surface an odd number of times
+    std::array<size_t, 3> rays_hit{};  // rays per axis crossing it at all
+    size_t disputed_cells = 0;         // cells whose three votes were not unanimous
+};
+
+Classification classify_cells(const TriangleMesh& mesh, const Grid& grid);
+
+struct SurfaceBand {
+    float radius = 0;               // in metres: cells farther than this have no entry
+    std::vector<float> distance;    // per cell: distance from the centre to the nearest triangle
+    std::vector<int32_t> group;     // per cell: that triangle's group, -1 if none within radius
+};
+
+// Nearest surface group for every cell whose centre lies within `radius_cells` * h of the mesh.
+SurfaceBand surface_band(const TriangleMesh& mesh, const Grid& grid, double radius_cells);
+
+// Distance from p to the triangle (a, b, c).
+double point_triangle_distance(Vec3 p, Vec3 a, Vec3 b, Vec3 c);
+
+}  // namespace ardent

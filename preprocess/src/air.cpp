@@ -1,0 +1,218 @@
+#include "ardent/preprocess/air.h"
+
+#include <cstdio>
+#include <deque>
+#include <limits>
+
+#include "ardent/preprocess/errors.h"
+
+namespace ardent {
+namespace {
+
+std::string fmt(Vec3 p) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "(%.2f, %.2f, %.2f)", p.x, p.y, p.z);
+    return buf;
+}
+
+std::string fmt_m(double d) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f m", d);
+    return buf;
+}
+
+constexpr int kNeighbour[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
+
+Index3 step(Index3 c, int n) {
+    return {c[0] + kNeighbour[n][0], c[1] + kNeighbour[n][1], c[2] + kNeighbour[n][2]};
+}
+
+// Nearest cell centre with flag set, by brute force (only used to word an error message).
+bool nearest_flagged(const Grid& g, const std::vector<uint8_t>& flag, Vec3 p, Vec3& where) {
+    double best = std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < flag.size(); ++i) {
+        if (!flag[i]) continue;
+        const Vec3 c = g.centre(g.coords(i));
+        const double d = dot(c - p, c - p);
+        if (d < best) {
+            best = d;
+            where = c;
+        }
+    }
+    return std::isfinite(best);
+}
+
+// Snaps an emitter to the cell containing it or, failing that, the nearest flagged cell within
+// one cell; otherwise says where it is and where the nearest air is.
+PlacedEmitter place(const Scene& scene, const Emitter& e, const char* kind, const Grid& g,
+                    const Box3& model, const std::vector<uint8_t>& flag) {
+    const std::string who = scene.display_name() + ": " + kind + " \"" + e.name + "\" at " +
+                            fmt(e.position);
+    if (!model.contains(e.position)) {
+        throw InputError(who + " is outside the model, which spans x " + fmt_m(model.lo.x) +
+                         " to " + fmt_m(model.hi.x) + ", y " + fmt_m(model.lo.y) + " to " +
+                         fmt_m(model.hi.y) + ", z " + fmt_m(model.lo.z) + " to " +
+                         fmt_m(model.hi.z));
+    }
+    const Index3 c = g.cell_of(e.position);
+    double best = std::numeric_limits<double>::infinity();
+    Index3 pick{};
+    for (int dz = -1; dz <= 1; ++dz)
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) {
+                const Index3 n{c[0] + dx, c[1] + dy, c[2] + dz};
+                if (!g.contains(n) || !flag[g.index(n)]) continue;
+                const Vec3 d = g.centre(n) - e.position;
+                const double dd = dot(d, d) + ((dx | dy | dz) != 0 ? 0.0 : -1.0);  // own cell first
+                if (dd < best) {
+                    best = dd;
+                    pick = n;
+                }
+            }
+    if (std::isfinite(best) && norm(g.centre(pick) - e.position) <= g.h) {
+        return {e.name, e.position, pick, g.centre(pick)};
+    }
+    Vec3 near;
+    if (nearest_flagged(g, flag, e.position, near)) {
+        throw InputError(who + " is not in the room's air: it is inside a wall or an object, or "
+                               "outside the room (the nearest air is at " +
+                         fmt(near) + ", " + fmt_m(norm(near - e.position)) + " away)");
+    }
+    throw InputError(who + " is not in any air: the model encloses no air at this resolution");
+}
+
+}  // namespace
+
+AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
+                         const std::vector<int>& group_material, const Grid& g) {
+    AirModel m;
+    m.grid = g;
+    const Box3 model = mesh.bounds();
+    m.classification = classify_cells(mesh, g);
+    std::vector<uint8_t>& inside = m.classification.inside;
+
+    // Sources first: they seed the air.
+    std::vector<PlacedEmitter> src;
+    for (const Emitter& e : scene.sources) src.push_back(place(scene, e, "source", g, model, inside));
+
+    m.air.assign(g.count(), 0);
+    std::vector<size_t> queue;
+    queue.reserve(1 << 16);
+    const size_t seed = g.index(src[0].cell);
+    m.air[seed] = 1;
+    queue.push_back(seed);
+    bool leaked = false;
+    Vec3 leak_at;
+    for (size_t head = 0; head < queue.size(); ++head) {
+        const Index3 c = g.coords(queue[head]);
+        if (g.on_edge(c) && !leaked) {
+            leaked = true;
+            leak_at = g.centre(c);
+        }
+        for (int n = 0; n < 6; ++n) {
+            const Index3 d = step(c, n);
+            if (!g.contains(d)) continue;
+            const size_t j = g.index(d);
+            if (inside[j] && !m.air[j]) {
+                m.air[j] = 1;
+                queue.push_back(j);
+            }
+        }
+    }
+    m.air_cells = queue.size();
+    std::vector<size_t>().swap(queue);
+    if (leaked) {
+        throw InputError(scene.display_name() + ": geometry: the air around source \"" +
+                         src[0].name + "\" leaks out of the model near " + fmt(leak_at) +
+                         ": the mesh is not closed there");
+    }
+    for (size_t s = 1; s < src.size(); ++s) {
+        if (!m.air[g.index(src[s].cell)]) {
+            throw InputError(scene.display_name() + ": source \"" + src[s].name + "\" at " +
+                             fmt(src[s].position) + " is in a room whose air is not connected to "
+                             "that of source \"" + src[0].name + "\" at " + fmt(src[0].position) +
+                             ": simulate them in separate scenes, or open a door between them");
+        }
+    }
+    m.sources = std::move(src);
+    for (const Emitter& e : scene.receivers) {
+        PlacedEmitter p = place(scene, e, "receiver", g, model, m.air);
+        m.receivers.push_back(p);
+    }
+    m.inside_cells = static_cast<size_t>(std::count(inside.begin(), inside.end(), 1));
+
+    // Materials from the nearest surface within 1.5 cells of each cell centre: enough to reach
+    // every boundary cell of a closed model (an air and a solid centre straddle the surface).
+    const SurfaceBand band = surface_band(mesh, g, 1.5);
+    m.material.assign(g.count(), -1);
+    auto material_of = [&](size_t i) -> int16_t {
+        return band.group[i] < 0 ? int16_t{-1}
+                                 : static_cast<int16_t>(group_material[static_cast<size_t>(band.group[i])]);
+    };
+    size_t boundary = 0, faces = 0, uncovered = 0;
+    Box3 uncovered_box;
+    const long n = static_cast<long>(g.count());
+    std::vector<uint8_t> needs(g.count(), 0);  // boundary cells left without a material
+    for (long i = 0; i < n; ++i) {
+        if (!m.air[i]) continue;
+        const Index3 c = g.coords(static_cast<size_t>(i));
+        bool is_boundary = false;
+        for (int k = 0; k < 6; ++k) {
+            const Index3 d = step(c, k);
+            const size_t j = g.index(d);  // in range: air never touches the grid edge
+            if (m.air[j]) continue;
+            is_boundary = true;
+            ++faces;
+            m.material[j] = material_of(j);
+            if (band.group[j] < 0 && band.group[i] < 0) {
+                ++uncovered;
+                uncovered_box.expand((g.centre(c) + g.centre(d)) * 0.5);
+            }
+            if (m.material[j] < 0) needs[j] = 1;
+        }
+        if (is_boundary) {
+            ++boundary;
+            m.material[i] = material_of(i);
+            if (m.material[i] < 0) needs[i] = 1;
+        }
+    }
+    m.boundary_cells = boundary;
+    m.boundary_faces = faces;
+    m.uncovered_faces = uncovered;
+    if (faces > 0 && static_cast<double>(uncovered) > kMaxUncoveredBoundaryShare * static_cast<double>(faces)) {
+        char share[32];
+        std::snprintf(share, sizeof share, "%.1f %%", 100.0 * static_cast<double>(uncovered) / static_cast<double>(faces));
+        throw InputError(scene.display_name() + ": geometry: the mesh is open: " + share +
+                         " of the air's boundary (" + std::to_string(uncovered) +
+                         " cell faces, between " + fmt(uncovered_box.lo) + " and " +
+                         fmt(uncovered_box.hi) +
+                         ") has no surface within 1.5 cells; close the holes in the model");
+    }
+    // Cells next to small holes take the material of the nearest cell that has one.
+    if (uncovered > 0 || std::count(needs.begin(), needs.end(), 1) > 0) {
+        std::deque<size_t> q;
+        for (size_t i = 0; i < g.count(); ++i)
+            if (m.material[i] >= 0) q.push_back(i);
+        std::vector<int16_t> spread = m.material;
+        while (!q.empty()) {
+            const size_t i = q.front();
+            q.pop_front();
+            const Index3 c = g.coords(i);
+            for (int k = 0; k < 6; ++k) {
+                const Index3 d = step(c, k);
+                if (!g.contains(d)) continue;
+                const size_t j = g.index(d);
+                if (spread[j] < 0) {
+                    spread[j] = spread[i];
+                    q.push_back(j);
+                }
+            }
+        }
+        for (size_t i = 0; i < g.count(); ++i)
+            if (needs[i]) m.material[i] = spread[i];
+    }
+    std::vector<uint8_t>().swap(m.classification.inside);
+    return m;
+}
+
+}  // namespace ardent

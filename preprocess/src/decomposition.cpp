@@ -1,0 +1,301 @@
+#include "ardent/preprocess/decomposition.h"
+
+#include <algorithm>
+#include <bit>
+#include <set>
+
+namespace ardent {
+namespace {
+
+int floor_pow2(int n) { return n <= 0 ? 0 : static_cast<int>(std::bit_floor(static_cast<unsigned>(n))); }
+
+size_t rect_area(int axis, const Index3& lo, const Index3& hi) {
+    const int u = (axis + 1) % 3, v = (axis + 2) % 3;
+    return static_cast<size_t>(hi[u] - lo[u]) * static_cast<size_t>(hi[v] - lo[v]);
+}
+
+// Greedy boxes: take the first free cell in memory order (so every cell before it is claimed or
+// not air and the box only grows towards +x, +y, +z) and claim the largest box with power-of-two
+// sides that is all free air; ties go to the most cubical, then the longest along x.
+class BoxFinder {
+public:
+    BoxFinder(const AirModel& air, int max_side) : g_(air.grid), max_side_(max_side) {
+        free_ = air.air;
+        run_.assign(g_.count(), 0);
+        for (int k = 0; k < g_.dims[2]; ++k)
+            for (int j = 0; j < g_.dims[1]; ++j) {
+                int run = 0;
+                for (int i = g_.dims[0] - 1; i >= 0; --i) {
+                    const size_t idx = g_.index(i, j, k);
+                    run = free_[idx] ? std::min(run + 1, 1 << 30) : 0;
+                    run_[idx] = run;
+                }
+            }
+    }
+
+    std::vector<Partition> run() {
+        std::vector<Partition> out;
+        const size_t n = g_.count();
+        for (size_t idx = 0; idx < n; ++idx) {
+            if (!free_[idx]) continue;
+            Partition p = best_box(g_.coords(idx));
+            claim(p);
+            out.push_back(p);
+        }
+        return out;
+    }
+
+private:
+    Partition best_box(Index3 s) {
+        Partition best{s, {1, 1, 1}};
+        size_t best_vol = 1;
+        int best_aspect = 1;
+        const int max_x = std::min(run_[g_.index(s)], max_side_);
+        std::vector<int> rows;  // per layer: consecutive rows from s[1] whose run reaches X
+        for (int X = floor_pow2(max_x); X >= 1; X >>= 1) {
+            rows.clear();
+            int y_cap = std::min(g_.dims[1] - s[1], max_side_);
+            for (int z = s[2]; z < g_.dims[2] && static_cast<int>(rows.size()) < max_side_; ++z) {
+                int r = 0;
+                while (r < y_cap && run_[g_.index(s[0], s[1] + r, z)] >= X) ++r;
+                if (r == 0) break;
+                rows.push_back(r);
+                y_cap = r;  // later layers only matter up to this many rows
+            }
+            for (int Y = floor_pow2(rows.empty() ? 0 : rows[0]); Y >= 1; Y >>= 1) {
+                int zfree = 0;
+                while (zfree < static_cast<int>(rows.size()) && rows[zfree] >= Y) ++zfree;
+                const int Z = floor_pow2(zfree);
+                const size_t vol = static_cast<size_t>(X) * static_cast<size_t>(Y) * static_cast<size_t>(Z);
+                const int aspect = std::max({X, Y, Z}) / std::min({X, Y, Z});
+                if (vol > best_vol || (vol == best_vol && aspect < best_aspect)) {
+                    best_vol = vol;
+                    best_aspect = aspect;
+                    best = {s, {X, Y, Z}};
+                }
+            }
+        }
+        return best;
+    }
+
+    void claim(const Partition& p) {
+        for (int k = p.origin[2]; k < p.origin[2] + p.size[2]; ++k)
+            for (int j = p.origin[1]; j < p.origin[1] + p.size[1]; ++j) {
+                const size_t row = g_.index(p.origin[0], j, k);
+                for (int i = 0; i < p.size[0]; ++i) {
+                    free_[row + i] = 0;
+                    run_[row + i] = 0;
+                }
+                // Runs reaching into the box now stop at its face.
+                for (int i = p.origin[0] - 1, d = 1; i >= 0; --i, ++d) {
+                    const size_t idx = g_.index(i, j, k);
+                    if (!free_[idx]) break;
+                    run_[idx] = d;
+                }
+            }
+    }
+
+    const Grid& g_;
+    int max_side_;
+    std::vector<uint8_t> free_;
+    std::vector<int> run_;
+};
+
+void find_interfaces(const Grid& g, Decomposition& d) {
+    for (int32_t p = 0; p < static_cast<int32_t>(d.partitions.size()); ++p) {
+        const Partition& P = d.partitions[p];
+        for (int a = 0; a < 3; ++a) {
+            const int plane = P.origin[a] + P.size[a];
+            if (plane >= g.dims[a]) continue;
+            const int u = (a + 1) % 3, v = (a + 2) % 3;
+            std::set<int32_t> seen;
+            for (int jv = P.origin[v]; jv < P.origin[v] + P.size[v]; ++jv)
+                for (int ju = P.origin[u]; ju < P.origin[u] + P.size[u]; ++ju) {
+                    Index3 c;
+                    c[a] = plane;
+                    c[u] = ju;
+                    c[v] = jv;
+                    const int32_t q = d.owner[g.index(c)];
+                    if (q < 0 || !seen.insert(q).second) continue;
+                    const Partition& Q = d.partitions[q];
+                    Interface f{};
+                    f.axis = a;
+                    f.plane = plane;
+                    f.left = p;
+                    f.right = q;
+                    f.lo[a] = f.hi[a] = plane;
+                    for (int t : {u, v}) {
+                        f.lo[t] = std::max(P.origin[t], Q.origin[t]);
+                        f.hi[t] = std::min(P.origin[t] + P.size[t], Q.origin[t] + Q.size[t]);
+                    }
+                    f.depth_left = std::min(3, P.size[a]);
+                    f.depth_right = std::min(3, Q.size[a]);
+                    d.interfaces.push_back(f);
+                }
+        }
+    }
+    // Colour: an interface writes depth cells into each side; on a partition thinner than six
+    // cells the layers of its two opposite interfaces can overlap, so they get different colours.
+    std::vector<std::vector<size_t>> by_partition(d.partitions.size());
+    for (size_t i = 0; i < d.interfaces.size(); ++i) {
+        Interface& f = d.interfaces[i];
+        const int u = (f.axis + 1) % 3, v = (f.axis + 2) % 3;
+        std::set<int> used;
+        for (int32_t side : {f.left, f.right}) {
+            if (d.partitions[side].size[f.axis] >= 6) continue;
+            for (size_t j : by_partition[side]) {
+                const Interface& o = d.interfaces[j];
+                if (o.axis != f.axis) continue;
+                const bool overlap = o.lo[u] < f.hi[u] && f.lo[u] < o.hi[u] && o.lo[v] < f.hi[v] &&
+                                     f.lo[v] < o.hi[v];
+                if (overlap) used.insert(o.color);
+            }
+        }
+        f.color = 0;
+        while (used.count(f.color)) ++f.color;
+        by_partition[f.left].push_back(i);
+        by_partition[f.right].push_back(i);
+    }
+    std::stable_sort(d.interfaces.begin(), d.interfaces.end(), [](const Interface& x, const Interface& y) {
+        return x.axis != y.axis ? x.axis < y.axis : x.color < y.color;
+    });
+}
+
+void find_pml(const AirModel& air, const Scene& scene, Decomposition& d) {
+    const Grid& g = air.grid;
+    for (int32_t p = 0; p < static_cast<int32_t>(d.partitions.size()); ++p) {
+        const Partition& P = d.partitions[p];
+        for (int a = 0; a < 3; ++a) {
+            const int u = (a + 1) % 3, v = (a + 2) % 3;
+            const int nu = P.size[u], nv = P.size[v];
+            for (int side : {-1, 1}) {
+                const int layer = side < 0 ? P.origin[a] : P.origin[a] + P.size[a] - 1;
+                // Material of the wall behind each face of this side, or -1 where air continues.
+                std::vector<int> mat(static_cast<size_t>(nu) * nv, -1);
+                bool any = false;
+                for (int jv = 0; jv < nv; ++jv)
+                    for (int ju = 0; ju < nu; ++ju) {
+                        Index3 c;
+                        c[a] = layer;
+                        c[u] = P.origin[u] + ju;
+                        c[v] = P.origin[v] + jv;
+                        Index3 o = c;
+                        o[a] += side;
+                        const size_t ci = g.index(c), oi = g.index(o);
+                        if (air.air[oi]) continue;
+                        const int m = air.face_material(ci, oi);
+                        const bool absorbs = m >= 0 && scene.materials[m].mean_absorption() > 0;
+                        if (!absorbs) {
+                            ++d.rigid_faces;
+                            continue;
+                        }
+                        mat[static_cast<size_t>(jv) * nu + ju] = m;
+                        any = true;
+                    }
+                if (!any) continue;
+                // Cover each material's faces with rectangles: widest run along u, then as many
+                // rows along v as repeat it.
+                std::vector<uint8_t> done(mat.size(), 0);
+                for (int jv = 0; jv < nv; ++jv)
+                    for (int ju = 0; ju < nu; ++ju) {
+                        const size_t at = static_cast<size_t>(jv) * nu + ju;
+                        const int m = mat[at];
+                        if (m < 0 || done[at]) continue;
+                        int w = 1;
+                        while (ju + w < nu && mat[at + w] == m && !done[at + w]) ++w;
+                        int hgt = 1;
+                        for (; jv + hgt < nv; ++hgt) {
+                            bool row_ok = true;
+                            for (int x = 0; x < w && row_ok; ++x) {
+                                const size_t r = static_cast<size_t>(jv + hgt) * nu + ju + x;
+                                row_ok = mat[r] == m && !done[r];
+                            }
+                            if (!row_ok) break;
+                        }
+                        for (int y = 0; y < hgt; ++y)
+                            for (int x = 0; x < w; ++x) done[static_cast<size_t>(jv + y) * nu + ju + x] = 1;
+                        PmlSlab s{};
+                        s.partition = p;
+                        s.axis = a;
+                        s.side = side;
+                        s.lo[a] = layer;
+                        s.hi[a] = layer + 1;
+                        s.lo[u] = P.origin[u] + ju;
+                        s.hi[u] = s.lo[u] + w;
+                        s.lo[v] = P.origin[v] + jv;
+                        s.hi[v] = s.lo[v] + hgt;
+                        s.material = m;
+                        s.depth = d.pml_depth;
+                        d.pml.push_back(s);
+                    }
+            }
+        }
+    }
+}
+
+}  // namespace
+
+size_t Interface::faces() const { return rect_area(axis, lo, hi); }
+size_t PmlSlab::faces() const { return rect_area(axis, lo, hi); }
+
+size_t Decomposition::cells_in_partitions() const {
+    size_t n = 0;
+    for (const auto& p : partitions) n += p.cells();
+    return n;
+}
+
+size_t Decomposition::pml_cells() const {
+    size_t n = 0;
+    for (const auto& s : pml) n += s.faces() * static_cast<size_t>(s.depth);
+    return n;
+}
+
+size_t Decomposition::interfaces_on_axis(int axis) const {
+    return static_cast<size_t>(std::count_if(interfaces.begin(), interfaces.end(),
+                                             [&](const Interface& f) { return f.axis == axis; }));
+}
+
+int Decomposition::colors_on_axis(int axis) const {
+    int c = 0;
+    for (const auto& f : interfaces)
+        if (f.axis == axis) c = std::max(c, f.color + 1);
+    return c;
+}
+
+std::map<std::string, size_t> Decomposition::shape_counts() const {
+    std::map<std::string, size_t> out;
+    for (const auto& p : partitions)
+        ++out[std::to_string(p.size[0]) + "x" + std::to_string(p.size[1]) + "x" +
+              std::to_string(p.size[2])];
+    return out;
+}
+
+double Decomposition::share_in_partitions_at_least(int side) const {
+    size_t big = 0, all = 0;
+    for (const auto& p : partitions) {
+        all += p.cells();
+        if (p.size[0] >= side && p.size[1] >= side && p.size[2] >= side) big += p.cells();
+    }
+    return all ? static_cast<double>(big) / static_cast<double>(all) : 0.0;
+}
+
+Decomposition decompose(const AirModel& air, const Scene& scene, const DecompositionOptions& options) {
+    Decomposition d;
+    d.pml_depth = options.pml_depth;
+    d.partitions = BoxFinder(air, floor_pow2(options.max_partition_side)).run();
+    const Grid& g = air.grid;
+    d.owner.assign(g.count(), -1);
+    for (int32_t p = 0; p < static_cast<int32_t>(d.partitions.size()); ++p) {
+        const Partition& P = d.partitions[p];
+        for (int k = 0; k < P.size[2]; ++k)
+            for (int j = 0; j < P.size[1]; ++j) {
+                const size_t row = g.index(P.origin[0], P.origin[1] + j, P.origin[2] + k);
+                std::fill_n(d.owner.begin() + static_cast<std::ptrdiff_t>(row), P.size[0], p);
+            }
+    }
+    find_interfaces(g, d);
+    find_pml(air, scene, d);
+    return d;
+}
+
+}  // namespace ardent

@@ -1,0 +1,103 @@
+#include "ardent/preprocess/estimate.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "ardent/preprocess/errors.h"
+
+namespace ardent {
+namespace {
+
+// Nominal throughputs in cell-steps per second until bench/ measures the solvers: ARD on 2 CPU
+// cores (two DCTs of ~2.5 N log2 N flops each per step), ARD on an H100 (the rate at which the
+// paper's benchmark meets its 10 s target), FDTD at memory speed on 2 cores (~10 GB/s over 12 B
+// per cell) and on an H100 (60 % of ~3 TB/s over 12 B per cell).
+constexpr double kArdCpuRate = 4.0e7;
+constexpr double kArdGpuRate = 1.1e10;
+constexpr double kFdtdCpuRate = 6.0e8;
+constexpr double kFdtdGpuRate = 1.5e11;
+
+std::string human_bytes(double b) {
+    const char* unit[] = {"B", "KB", "MB", "GB", "TB", "PB"};
+    int u = 0;
+    while (b >= 1000 && u < 5) {
+        b /= 1000;
+        ++u;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f %s", b, unit[u]);
+    return buf;
+}
+
+}  // namespace
+
+size_t available_memory_bytes() {
+    std::ifstream in("/proc/meminfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("MemAvailable:", 0) == 0) {
+            std::istringstream ss(line.substr(13));
+            size_t kb = 0;
+            ss >> kb;
+            return kb * 1024;
+        }
+    }
+    return 0;
+}
+
+void check_preprocess_memory(const Scene& scene, double cells) {
+    const double need = cells * kPreprocessBytesPerCell;
+    const double have = static_cast<double>(available_memory_bytes());
+    // Grid indices are 64-bit but a side beyond 2^30 cells is beyond any machine anyway.
+    if (have > 0 && need <= 0.9 * have && cells < 1e15) return;
+    if (have == 0 && cells < 2e9) return;
+    const double fit = scene.simulation.max_frequency * std::cbrt(0.9 * have / need) * 0.98;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.0f", std::floor(fit));
+    char cellbuf[32];
+    std::snprintf(cellbuf, sizeof cellbuf, "%.3g", cells);
+    throw ResourceError(scene.display_name() + ": the voxel grid is too large for this machine: " +
+                        cellbuf + " cells need about " + human_bytes(need) +
+                        " to preprocess, and " + human_bytes(have) +
+                        " is available. Lower simulation.max_frequency to at most " + buf +
+                        " Hz (or points_per_wavelength), or use a machine with more memory.");
+}
+
+ResourceEstimate estimate_resources(const EstimateInputs& in) {
+    ResourceEstimate e;
+    e.dt_ard = ard_time_step(in.h, in.c);
+    e.fdtd_h = in.h * 2.6 / kFdtdPointsPerWavelength;  // same max_frequency at 10 points/wavelength
+    e.dt_fdtd = fdtd_time_step(e.fdtd_h, in.c);
+    const double ratio = in.h / e.fdtd_h;
+    e.fdtd_cells = 1;
+    for (int a = 0; a < 3; ++a) e.fdtd_cells *= std::ceil(in.bbox_cells[a] * ratio) + 2;
+
+    const double cells = static_cast<double>(in.partition_cells);
+    const double pml = static_cast<double>(in.pml_cells);
+    const double steps_ard = std::ceil(in.duration / e.dt_ard);
+    const double steps_fdtd = std::ceil(in.duration / e.dt_fdtd);
+    const double outputs = static_cast<double>(in.sources) *
+                           static_cast<double>(in.receivers + in.listener_points) * 4.0;
+    // ARD per air cell: pressure, forcing and two mode arrays (float32); per PML cell: pressure,
+    // previous pressure, auxiliary field and damping; per distinct shape: the mode coefficients;
+    // FFTW scratch for the largest partition.
+    e.memory_ard_cpu = 16 * cells + 16 * pml + 8 * static_cast<double>(in.distinct_shape_cells) +
+                       8 * static_cast<double>(in.largest_partition_cells) + outputs * steps_ard;
+    // On the GPU the batched real-FFT DCT needs a complex work buffer for a whole batch.
+    e.memory_ard_gpu = e.memory_ard_cpu + 8 * cells;
+    // FDTD: two pressure arrays and a flag byte per cell of its (finer) bounding-box grid.
+    e.memory_fdtd = 9 * e.fdtd_cells + outputs * steps_fdtd;
+
+    const double ard_work = (cells + pml) * steps_ard;
+    const double fdtd_work = e.fdtd_cells * steps_fdtd;
+    e.sps_ard_cpu = ard_work / kArdCpuRate / in.duration;
+    e.sps_ard_gpu = ard_work / kArdGpuRate / in.duration;
+    e.sps_fdtd_cpu = fdtd_work / kFdtdCpuRate / in.duration;
+    e.sps_fdtd_gpu = fdtd_work / kFdtdGpuRate / in.duration;
+    return e;
+}
+
+}  // namespace ardent

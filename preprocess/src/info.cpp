@@ -1,0 +1,154 @@
+#include "ardent/preprocess/info.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace ardent {
+namespace {
+
+nlohmann::ordered_json vec(Vec3 v) { return {v.x, v.y, v.z}; }
+
+nlohmann::ordered_json emitters(const std::vector<PlacedEmitter>& list) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& e : list)
+        out.push_back({{"name", e.name},
+                       {"position", vec(e.position)},
+                       {"cell", {e.cell[0], e.cell[1], e.cell[2]}},
+                       {"cell_centre", vec(e.cell_centre)}});
+    return out;
+}
+
+}  // namespace
+
+nlohmann::ordered_json info_json(const Preprocessed& p) {
+    const Grid& g = p.air.grid;
+    const Decomposition& d = p.decomposition;
+    const ResourceEstimate e = p.estimate();
+    const bool fdtd = p.scene.simulation.solver == "fdtd";
+    nlohmann::ordered_json j;
+    j["scene"] = p.scene.name;
+    j["solver"] = p.scene.simulation.solver;
+    j["max_frequency"] = p.scene.simulation.max_frequency;
+    j["points_per_wavelength"] = p.scene.simulation.effective_points_per_wavelength();
+    j["h"] = g.h;
+    j["dt"] = fdtd ? fdtd_time_step(g.h, p.scene.simulation.speed_of_sound)
+                   : ard_time_step(g.h, p.scene.simulation.speed_of_sound);
+    j["origin"] = vec(g.origin);
+    j["dims"] = {g.dims[0], g.dims[1], g.dims[2]};
+    j["grid_cells"] = g.count();
+    j["air_cells"] = p.air.air_cells;
+    j["boundary_cells"] = p.air.boundary_cells;
+    j["cells_in_partitions"] = d.cells_in_partitions();
+    j["air_volume_m3"] = p.air.air_volume();
+    j["mesh_volume_m3"] = p.mesh.enclosed_volume();
+    j["partitions"] = d.partitions.size();
+    nlohmann::ordered_json shapes = nlohmann::ordered_json::object();
+    for (const auto& [shape, n] : d.shape_counts()) shapes[shape] = n;
+    j["partition_shapes"] = shapes;
+    j["share_in_partitions_16"] = d.share_in_partitions_at_least(16);
+    j["interfaces"] = d.interfaces.size();
+    j["interfaces_by_axis"] = {{"x", d.interfaces_on_axis(0)},
+                               {"y", d.interfaces_on_axis(1)},
+                               {"z", d.interfaces_on_axis(2)}};
+    j["interface_colors_by_axis"] = {{"x", d.colors_on_axis(0)},
+                                     {"y", d.colors_on_axis(1)},
+                                     {"z", d.colors_on_axis(2)}};
+    j["pml_slabs"] = d.pml.size();
+    j["pml_cells"] = d.pml_cells();
+    j["pml_depth"] = d.pml_depth;
+    j["rigid_faces"] = d.rigid_faces;
+    j["memory_bytes"] = {{"ard_cpu", e.memory_ard_cpu},
+                         {"ard_gpu", e.memory_ard_gpu},
+                         {"fdtd", e.memory_fdtd}};
+    j["seconds_per_simulated_second"] = {{"ard_cpu", e.sps_ard_cpu},
+                                         {"ard_gpu", e.sps_ard_gpu},
+                                         {"fdtd_cpu", e.sps_fdtd_cpu},
+                                         {"fdtd_gpu", e.sps_fdtd_gpu}};
+    j["fdtd_grid"] = {{"h", e.fdtd_h}, {"dt", e.dt_fdtd}, {"cells", e.fdtd_cells}};
+    j["listener_points"] = p.listener_points();
+    j["sources"] = emitters(p.air.sources);
+    j["receivers"] = emitters(p.air.receivers);
+    const MeshReport& m = p.mesh.report;
+    const Classification& c = p.air.classification;
+    j["mesh"] = {{"triangles", p.mesh.triangles.size()},
+                 {"surface_groups", p.mesh.groups.size()},
+                 {"degenerate_removed", m.degenerate_removed},
+                 {"duplicates_removed", m.duplicates_removed},
+                 {"boundary_edges", m.boundary_edges},
+                 {"non_manifold_edges", m.non_manifold_edges},
+                 {"odd_parity_rays", c.odd_rays[0] + c.odd_rays[1] + c.odd_rays[2]},
+                 {"disputed_cells", c.disputed_cells},
+                 {"uncovered_boundary_faces", p.air.uncovered_faces}};
+    j["timings_s"] = {{"import", p.times.import_s},
+                      {"voxelize", p.times.voxelize_s},
+                      {"decompose", p.times.decompose_s}};
+    return j;
+}
+
+std::string info_text(const Preprocessed& p) {
+    const auto j = info_json(p);
+    const Grid& g = p.air.grid;
+    std::ostringstream o;
+    char b[512];
+// A macro so the compiler checks each format string against its arguments.
+#define line(...)                                 \
+    do {                                          \
+        std::snprintf(b, sizeof b, __VA_ARGS__); \
+        o << b << "\n";                           \
+    } while (0)
+    line("scene            %s (%s)", p.scene.name.c_str(), p.scene.display_name().c_str());
+    line("solver           %s, max frequency %.0f Hz, %.2f points per wavelength",
+         p.scene.simulation.solver.c_str(), p.scene.simulation.max_frequency,
+         p.scene.simulation.effective_points_per_wavelength());
+    line("grid             h = %.4f m, dt = %.4g s, %d x %d x %d cells (%zu)", g.h,
+         j["dt"].get<double>(), g.dims[0], g.dims[1], g.dims[2], g.count());
+    line("air              %zu cells (%zu on the boundary), %.2f m^3; mesh encloses %.2f m^3",
+         p.air.air_cells, p.air.boundary_cells, p.air.air_volume(), p.mesh.enclosed_volume());
+    const Decomposition& d = p.decomposition;
+    line("partitions       %zu holding %zu cells, %.1f %% of them in partitions of 16^3 or more",
+         d.partitions.size(), d.cells_in_partitions(), 100 * d.share_in_partitions_at_least(16));
+    // The most common shapes, by cells held.
+    std::vector<std::pair<size_t, std::string>> by_cells;
+    for (const auto& [shape, n] : d.shape_counts()) {
+        size_t x = 0, y = 0, z = 0;
+        std::sscanf(shape.c_str(), "%zux%zux%zu", &x, &y, &z);
+        by_cells.push_back({n * x * y * z, shape + " x" + std::to_string(n)});
+    }
+    std::sort(by_cells.rbegin(), by_cells.rend());
+    std::string top;
+    for (size_t i = 0; i < std::min<size_t>(6, by_cells.size()); ++i)
+        top += (i ? ", " : "") + by_cells[i].second;
+    line("  largest shapes %s", top.c_str());
+    line("interfaces       %zu (x %zu, y %zu, z %zu)", d.interfaces.size(), d.interfaces_on_axis(0),
+         d.interfaces_on_axis(1), d.interfaces_on_axis(2));
+    line("PML              %zu slabs, %zu cells (depth %d); %zu rigid wall faces", d.pml.size(),
+         d.pml_cells(), d.pml_depth, d.rigid_faces);
+    const auto& mem = j["memory_bytes"];
+    line("memory           ARD CPU %.2f GB, ARD GPU %.2f GB, FDTD %.2f GB (estimates)",
+         mem["ard_cpu"].get<double>() / 1e9, mem["ard_gpu"].get<double>() / 1e9,
+         mem["fdtd"].get<double>() / 1e9);
+    const auto& t = j["seconds_per_simulated_second"];
+    line("time per sim. s  ARD CPU %.3g s, ARD GPU %.3g s, FDTD CPU %.3g s, FDTD GPU %.3g s "
+         "(estimates)",
+         t["ard_cpu"].get<double>(), t["ard_gpu"].get<double>(), t["fdtd_cpu"].get<double>(),
+         t["fdtd_gpu"].get<double>());
+    const MeshReport& m = p.mesh.report;
+    line("mesh             %zu triangles in %zu groups; removed %zu degenerate, %zu duplicate; "
+         "%zu open and %zu non-manifold edges",
+         p.mesh.triangles.size(), p.mesh.groups.size(), m.degenerate_removed, m.duplicates_removed,
+         m.boundary_edges, m.non_manifold_edges);
+    for (const auto& s : p.air.sources)
+        line("source           %s at (%.3f, %.3f, %.3f) -> cell centre (%.3f, %.3f, %.3f)",
+             s.name.c_str(), s.position.x, s.position.y, s.position.z, s.cell_centre.x,
+             s.cell_centre.y, s.cell_centre.z);
+    for (const auto& s : p.air.receivers)
+        line("receiver         %s at (%.3f, %.3f, %.3f) -> cell centre (%.3f, %.3f, %.3f)",
+             s.name.c_str(), s.position.x, s.position.y, s.position.z, s.cell_centre.x,
+             s.cell_centre.y, s.cell_centre.z);
+    line("timings          import %.2f s, voxelize %.2f s, decompose %.2f s", p.times.import_s,
+         p.times.voxelize_s, p.times.decompose_s);
+#undef line
+    return o.str();
+}
+
+}  // namespace ardent

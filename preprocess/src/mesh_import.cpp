@@ -1,0 +1,124 @@
+#include "ardent/preprocess/mesh_import.h"
+
+#include <cmath>
+#include <fstream>
+#include <map>
+
+#include <assimp/Importer.hpp>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+
+#include "ardent/preprocess/errors.h"
+
+namespace ardent {
+namespace {
+
+void collect(const aiScene* s, const aiNode* node, const aiMatrix4x4& parent, double scale,
+             TriangleMesh& out, std::map<std::pair<std::string, std::string>, uint32_t>& groups) {
+    const aiMatrix4x4 m = parent * node->mTransformation;
+    for (unsigned k = 0; k < node->mNumMeshes; ++k) {
+        const aiMesh* mesh = s->mMeshes[node->mMeshes[k]];
+        if (!(mesh->mPrimitiveTypes & aiPrimitiveType_TRIANGLE)) continue;
+        std::string mat;
+        if (mesh->mMaterialIndex < s->mNumMaterials) {
+            aiString name;
+            if (s->mMaterials[mesh->mMaterialIndex]->Get(AI_MATKEY_NAME, name) == AI_SUCCESS)
+                mat = name.C_Str();
+        }
+        // OBJ objects become nodes; some importers name the mesh instead of the node.
+        std::string nodename = node->mName.C_Str();
+        if ((nodename.empty() || nodename.front() == '<' || node == s->mRootNode) &&
+            mesh->mName.length > 0)
+            nodename = mesh->mName.C_Str();
+        auto [it, inserted] =
+            groups.emplace(std::make_pair(nodename, mat), static_cast<uint32_t>(out.groups.size()));
+        if (inserted) out.groups.push_back({nodename, mat});
+        const uint32_t base = static_cast<uint32_t>(out.vertices.size());
+        for (unsigned i = 0; i < mesh->mNumVertices; ++i) {
+            aiVector3D p = m * mesh->mVertices[i];
+            out.vertices.push_back({static_cast<double>(p.x) * scale, static_cast<double>(p.y) * scale,
+                                    static_cast<double>(p.z) * scale});
+        }
+        for (unsigned f = 0; f < mesh->mNumFaces; ++f) {
+            const aiFace& face = mesh->mFaces[f];
+            if (face.mNumIndices != 3) continue;
+            out.triangles.push_back(
+                {{base + face.mIndices[0], base + face.mIndices[1], base + face.mIndices[2]},
+                 it->second});
+        }
+    }
+    for (unsigned c = 0; c < node->mNumChildren; ++c)
+        collect(s, node->mChildren[c], m, scale, out, groups);
+}
+
+}  // namespace
+
+TriangleMesh import_mesh(const std::filesystem::path& file, double scale) {
+    const std::string name = file.string();
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec)) throw InputError(name + ": mesh file not found");
+    if (std::filesystem::is_directory(file, ec))
+        throw InputError(name + ": is a directory, expected a mesh file");
+    {
+        std::ifstream probe(file, std::ios::binary);
+        if (!probe) throw InputError(name + ": mesh file cannot be read (permission denied?)");
+    }
+    if (std::filesystem::file_size(file, ec) == 0) throw InputError(name + ": mesh file is empty");
+
+    Assimp::Importer importer;
+    // Keep points and lines out; triangulate polygons; no vertex welding here (clean() does it).
+    importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
+    const aiScene* s = importer.ReadFile(
+        name, aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure);
+    if (!s || !s->mRootNode) {
+        std::string why = importer.GetErrorString();
+        throw InputError(name + ": not a readable mesh (" +
+                         (why.empty() ? std::string("unknown format") : why) + ")");
+    }
+    TriangleMesh out;
+    std::map<std::pair<std::string, std::string>, uint32_t> groups;
+    collect(s, s->mRootNode, aiMatrix4x4(), scale, out, groups);
+    for (const auto& v : out.vertices) {
+        if (!std::isfinite(v.x) || !std::isfinite(v.y) || !std::isfinite(v.z))
+            throw InputError(name + ": the mesh has vertices that are not finite numbers");
+    }
+    out.clean();
+    if (out.triangles.empty())
+        throw InputError(name + ": the mesh contains no triangles (nothing to enclose a room)");
+    return out;
+}
+
+TriangleMesh make_box_mesh(Vec3 size) {
+    TriangleMesh m;
+    const double X = size.x, Y = size.y, Z = size.z;
+    m.vertices = {{0, 0, 0}, {X, 0, 0}, {X, Y, 0}, {0, Y, 0},
+                  {0, 0, Z}, {X, 0, Z}, {X, Y, Z}, {0, Y, Z}};
+    // Faces wound with normals pointing into the room.
+    const std::array<std::pair<const char*, std::array<uint32_t, 4>>, 6> faces = {{
+        {"floor", {0, 1, 2, 3}},
+        {"ceiling", {4, 7, 6, 5}},
+        {"wall_y0", {0, 4, 5, 1}},
+        {"wall_y1", {3, 2, 6, 7}},
+        {"wall_x0", {0, 3, 7, 4}},
+        {"wall_x1", {1, 5, 6, 2}},
+    }};
+    for (uint32_t g = 0; g < faces.size(); ++g) {
+        const auto& [name, q] = faces[g];
+        m.groups.push_back({name, name});
+        m.triangles.push_back({{q[0], q[1], q[2]}, g});
+        m.triangles.push_back({{q[0], q[2], q[3]}, g});
+    }
+    m.clean();
+    return m;
+}
+
+TriangleMesh load_geometry(const Scene& scene) {
+    if (scene.geometry.box) return make_box_mesh(*scene.geometry.box);
+    try {
+        return import_mesh(scene.geometry.mesh, scene.geometry.scale);
+    } catch (const InputError& e) {
+        throw InputError(scene.display_name() + ": geometry.mesh: " + e.what());
+    }
+}
+
+}  // namespace ardent

@@ -1,0 +1,80 @@
+#include "ardent/preprocess/preprocess.h"
+
+#include <chrono>
+#include <set>
+
+#include "ardent/preprocess/mesh_import.h"
+#include "ardent/preprocess/surface_map.h"
+
+namespace ardent {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+Grid scene_grid(const Scene& scene, const TriangleMesh& mesh) {
+    const double h = scene.simulation.cell_size();
+    const Box3 b = mesh.bounds();
+    double cells = 1;
+    for (int a = 0; a < 3; ++a) cells *= std::ceil((b.hi[a] - b.lo[a]) / h) + 2 * kGridPadding;
+    check_preprocess_memory(scene, cells);
+    return make_grid(b, h, kGridPadding);
+}
+
+size_t Preprocessed::listener_points() const {
+    const int every = scene.listener_grid_every;
+    if (every <= 0) return 0;
+    size_t n = 0;
+    const Grid& g = air.grid;
+    for (int k = 0; k < g.dims[2]; k += every)
+        for (int j = 0; j < g.dims[1]; j += every)
+            for (int i = 0; i < g.dims[0]; i += every) n += air.air[g.index(i, j, k)];
+    return n;
+}
+
+ResourceEstimate Preprocessed::estimate() const {
+    EstimateInputs in;
+    in.h = air.grid.h;
+    in.c = scene.simulation.speed_of_sound;
+    in.duration = scene.simulation.duration;
+    in.partition_cells = decomposition.cells_in_partitions();
+    in.pml_cells = decomposition.pml_cells();
+    std::set<std::array<int, 3>> shapes;
+    for (const auto& p : decomposition.partitions) {
+        if (shapes.insert(p.size).second)
+            in.distinct_shape_cells += p.cells();
+        in.largest_partition_cells = std::max(in.largest_partition_cells, p.cells());
+    }
+    in.sources = scene.sources.size();
+    in.receivers = scene.receivers.size();
+    in.listener_points = listener_points();
+    const Box3 b = mesh.bounds();
+    for (int a = 0; a < 3; ++a) in.bbox_cells[a] = cells_for_extent(b.hi[a] - b.lo[a], in.h);
+    return estimate_resources(in);
+}
+
+Preprocessed preprocess(const Scene& scene, const PreprocessOptions& options) {
+    Preprocessed p;
+    p.scene = scene;
+    auto t0 = std::chrono::steady_clock::now();
+    p.mesh = load_geometry(scene);
+    p.group_material = map_surfaces(scene, p.mesh);
+    p.times.import_s = seconds_since(t0);
+
+    t0 = std::chrono::steady_clock::now();
+    const Grid grid = scene_grid(scene, p.mesh);
+    p.air = build_air_model(scene, p.mesh, p.group_material, grid);
+    p.times.voxelize_s = seconds_since(t0);
+
+    if (options.decompose) {
+        t0 = std::chrono::steady_clock::now();
+        p.decomposition = decompose(p.air, scene, options.decomposition);
+        p.times.decompose_s = seconds_since(t0);
+    }
+    return p;
+}
+
+}  // namespace ardent

@@ -1,0 +1,364 @@
+#include "ardent/preprocess/scene_parser.h"
+
+#include <cmath>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "ardent/preprocess/errors.h"
+
+namespace ardent {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string describe(const Json& v) {
+    std::string s = v.dump();
+    if (s.size() > 40) s = s.substr(0, 37) + "...";
+    if (v.is_string()) return "the string " + s;
+    if (v.is_array()) return "an array " + s;
+    if (v.is_object()) return "an object";
+    if (v.is_boolean()) return s;
+    if (v.is_null()) return "null";
+    return s;
+}
+
+// Walks the JSON tree carrying the key path for messages.
+class Reader {
+public:
+    Reader(std::string file, std::string path) : file_(std::move(file)), path_(std::move(path)) {}
+
+    [[noreturn]] void fail(const std::string& what) const {
+        throw InputError(file_ + ": " + (path_.empty() ? std::string("(top level)") : path_) +
+                         ": " + what);
+    }
+    Reader key(const std::string& k) const {
+        return Reader(file_, path_.empty() ? k : path_ + "." + k);
+    }
+    Reader item(size_t i) const { return Reader(file_, path_ + "[" + std::to_string(i) + "]"); }
+    const std::string& path() const { return path_; }
+
+    void expect_object(const Json& v) const {
+        if (!v.is_object()) fail("expected an object, got " + describe(v));
+    }
+    // Rejects keys not in `allowed`, suggesting the nearest valid one.
+    void check_keys(const Json& v, const std::vector<std::string>& allowed) const {
+        expect_object(v);
+        for (const auto& [k, _] : v.items()) {
+            if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
+            std::string msg = "unknown key \"" + k + "\"";
+            std::string near = nearest_word(k, allowed);
+            if (!near.empty()) msg += " (did you mean \"" + near + "\"?)";
+            std::string list;
+            for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+            key(k).fail(msg + "; valid keys here: " + list);
+        }
+    }
+    double number(const Json& v) const {
+        if (!v.is_number()) fail("expected a number, got " + describe(v));
+        double d = v.get<double>();
+        if (!std::isfinite(d)) fail("expected a finite number, got " + v.dump());
+        return d;
+    }
+    double positive(const Json& v) const {
+        double d = number(v);
+        if (!(d > 0)) fail("expected a positive number, got " + v.dump());
+        return d;
+    }
+    std::string string(const Json& v) const {
+        if (!v.is_string()) fail("expected a string, got " + describe(v));
+        return v.get<std::string>();
+    }
+    std::string choice(const Json& v, const std::vector<std::string>& options) const {
+        std::string s = string(v);
+        if (std::find(options.begin(), options.end(), s) != options.end()) return s;
+        std::string list;
+        for (const auto& o : options) list += (list.empty() ? "" : ", ") + ("\"" + o + "\"");
+        std::string near = nearest_word(s, options);
+        fail("expected one of " + list + ", got \"" + s + "\"" +
+             (near.empty() ? "" : " (did you mean \"" + near + "\"?)"));
+    }
+    Vec3 vec3(const Json& v) const {
+        if (!v.is_array() || v.size() != 3) fail("expected [x, y, z], got " + describe(v));
+        return {item(0).number(v[0]), item(1).number(v[1]), item(2).number(v[2])};
+    }
+
+private:
+    std::string file_;
+    std::string path_;
+};
+
+// Duplicate keys would silently shadow each other; reject them while parsing.
+Json parse_json(std::string_view text, const std::string& file) {
+    std::vector<std::set<std::string>> open;
+    std::string duplicate;
+    auto cb = [&](int, Json::parse_event_t ev, Json& parsed) {
+        if (ev == Json::parse_event_t::object_start) open.emplace_back();
+        if (ev == Json::parse_event_t::object_end) open.pop_back();
+        if (ev == Json::parse_event_t::key && !open.empty() && duplicate.empty()) {
+            auto k = parsed.get<std::string>();
+            if (!open.back().insert(k).second) duplicate = k;
+        }
+        return true;
+    };
+    try {
+        Json j = Json::parse(text.begin(), text.end(), cb);
+        if (!duplicate.empty())
+            throw InputError(file + ": key \"" + duplicate + "\" is written twice in one object");
+        return j;
+    } catch (const Json::parse_error& e) {
+        // Position from the byte offset so the message does not depend on nlohmann's wording.
+        size_t line = 1, col = 1;
+        const size_t end = std::min<size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
+        for (size_t i = 0; i < end; ++i) {
+            if (text[i] == '\n') {
+                ++line;
+                col = 1;
+            } else {
+                ++col;
+            }
+        }
+        std::string what = e.what();
+        auto p = what.find(": ");
+        if (p != std::string::npos) what = what.substr(p + 2);
+        std::string hint;
+        if (what.find("last read: 'N") != std::string::npos ||
+            what.find("last read: 'I") != std::string::npos ||
+            what.find("last read: '-I") != std::string::npos)
+            hint = " (JSON has no NaN or Infinity: write a finite number)";
+        throw InputError(file + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                         ": JSON syntax error: " + what + hint);
+    }
+}
+
+bool valid_object_name(const std::string& s) {
+    static const std::regex re("[A-Za-z0-9][A-Za-z0-9_.+-]*");
+    return s.size() <= 64 && std::regex_match(s, re);
+}
+
+void parse_geometry(const Json& g, const Reader& r, const std::filesystem::path& base,
+                    Geometry& out) {
+    r.check_keys(g, {"mesh", "box", "scale", "up"});
+    const bool has_mesh = g.contains("mesh"), has_box = g.contains("box");
+    if (has_mesh == has_box) r.fail("give exactly one of \"mesh\" (a model file) or \"box\"");
+    if (has_box) {
+        Vec3 b = r.key("box").vec3(g["box"]);
+        for (int a = 0; a < 3; ++a) {
+            if (!(b[a] > 0))
+                r.key("box").item(a).fail("expected a positive size in metres, got " +
+                                          Json(b[a]).dump());
+        }
+        out.box = b;
+    } else {
+        std::string m = r.key("mesh").string(g["mesh"]);
+        if (m.empty()) r.key("mesh").fail("expected a file name, got an empty string");
+        std::filesystem::path p(m);
+        out.mesh = p.is_absolute() ? p : (base / p).lexically_normal();
+    }
+    if (g.contains("scale")) out.scale = r.key("scale").positive(g["scale"]);
+    if (g.contains("up")) out.up = r.key("up").choice(g["up"], {"x", "y", "z"})[0];
+}
+
+void parse_materials(const Json& m, const Reader& r, std::vector<Material>& out) {
+    r.expect_object(m);
+    for (const auto& [name, v] : m.items()) {
+        Reader rm = r.key(name);
+        if (name.empty()) rm.fail("a material needs a non-empty name");
+        rm.check_keys(v, {"absorption"});
+        if (!v.contains("absorption")) rm.fail("missing key \"absorption\"");
+        Reader ra = rm.key("absorption");
+        const Json& a = v["absorption"];
+        Material mat;
+        mat.name = name;
+        auto check = [](const Reader& rr, double x) {
+            if (x < 0 || x > 1)
+                rr.fail("expected an absorption coefficient between 0 and 1, got " + Json(x).dump());
+            return x;
+        };
+        if (a.is_object()) {
+            mat.per_band = true;
+            std::vector<std::string> bands;
+            for (int b : kOctaveBandsHz) bands.push_back(std::to_string(b));
+            ra.check_keys(a, bands);
+            for (size_t b = 0; b < bands.size(); ++b) {
+                if (!a.contains(bands[b]))
+                    ra.fail("missing band \"" + bands[b] +
+                            "\" (give all of 125, 250, 500, 1000, 2000, 4000 or one number)");
+                mat.absorption[b] = check(ra.key(bands[b]), ra.key(bands[b]).number(a[bands[b]]));
+            }
+        } else if (a.is_number()) {
+            mat.absorption.fill(check(ra, ra.number(a)));
+        } else {
+            ra.fail("expected a number or an object of octave bands, got " + describe(a));
+        }
+        out.push_back(mat);
+    }
+}
+
+void parse_emitters(const Json& v, const Reader& r, const char* what, std::vector<Emitter>& out,
+                    std::set<std::string>& names) {
+    if (!v.is_array()) r.fail("expected an array of " + std::string(what) + ", got " + describe(v));
+    for (size_t i = 0; i < v.size(); ++i) {
+        Reader ri = r.item(i);
+        ri.check_keys(v[i], {"name", "position"});
+        if (!v[i].contains("name")) ri.fail("missing key \"name\"");
+        if (!v[i].contains("position")) ri.fail("missing key \"position\"");
+        Emitter e;
+        e.name = ri.key("name").string(v[i]["name"]);
+        if (!valid_object_name(e.name))
+            ri.key("name").fail("\"" + e.name +
+                                "\" is not a usable name: use up to 64 letters, digits, '_', "
+                                "'-', '.' or '+', starting with a letter or digit (it names "
+                                "output files)");
+        if (!names.insert(e.name).second)
+            ri.key("name").fail("the name \"" + e.name + "\" is used twice");
+        e.position = ri.key("position").vec3(v[i]["position"]);
+        out.push_back(e);
+    }
+}
+
+void parse_simulation(const Json& s, const Reader& r, SimulationSettings& out) {
+    r.check_keys(s, {"solver", "device", "max_frequency", "duration", "points_per_wavelength",
+                     "speed_of_sound"});
+    if (s.contains("solver")) out.solver = r.key("solver").choice(s["solver"], {"ard", "fdtd"});
+    if (s.contains("device"))
+        out.device = r.key("device").choice(s["device"], {"auto", "cpu", "cuda"});
+    if (s.contains("max_frequency"))
+        out.max_frequency = r.key("max_frequency").positive(s["max_frequency"]);
+    if (s.contains("duration")) out.duration = r.key("duration").positive(s["duration"]);
+    if (s.contains("points_per_wavelength")) {
+        double p = r.key("points_per_wavelength").positive(s["points_per_wavelength"]);
+        // Below 2 points per wavelength max_frequency is above the grid's Nyquist limit.
+        if (p < 2)
+            r.key("points_per_wavelength")
+                .fail("expected at least 2 (the grid's Nyquist limit), got " + Json(p).dump());
+        out.points_per_wavelength = p;
+    }
+    if (s.contains("speed_of_sound")) {
+        out.speed_of_sound = r.key("speed_of_sound").positive(s["speed_of_sound"]);
+    }
+    if (out.duration > 3600) r.key("duration").fail("expected at most 3600 s");
+}
+
+}  // namespace
+
+std::string nearest_word(std::string_view word, const std::vector<std::string>& candidates) {
+    auto distance = [](std::string_view a, std::string_view b) {
+        std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+        for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+        for (size_t i = 1; i <= a.size(); ++i) {
+            cur[0] = i;
+            for (size_t j = 1; j <= b.size(); ++j) {
+                const bool same = std::tolower(a[i - 1]) == std::tolower(b[j - 1]);
+                cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (same ? 0 : 1)});
+            }
+            std::swap(prev, cur);
+        }
+        return prev[b.size()];
+    };
+    std::string best;
+    size_t best_d = std::string::npos;
+    for (const auto& c : candidates) {
+        size_t d = distance(word, c);
+        if (d < best_d) {
+            best_d = d;
+            best = c;
+        }
+    }
+    // Suggest only when at most about a third of the letters differ.
+    if (best_d == std::string::npos || best_d > std::max<size_t>(2, word.size() / 3)) return {};
+    return best;
+}
+
+Scene parse_scene(std::string_view text, const std::filesystem::path& file) {
+    const std::string fname = file.empty() ? "<memory>" : file.string();
+    Json j = parse_json(text, fname);
+    Reader r(fname, "");
+    r.check_keys(j, {"format", "name", "geometry", "materials", "surfaces", "sources", "receivers",
+                     "listener_grid", "simulation", "output"});
+    for (const char* required : {"format", "geometry", "materials", "surfaces", "sources"}) {
+        if (!j.contains(required)) r.fail(std::string("missing key \"") + required + "\"");
+    }
+    Scene sc;
+    sc.file = file;
+    std::string format = r.key("format").string(j["format"]);
+    if (format != "ardent-scene/1")
+        r.key("format").fail("expected \"ardent-scene/1\", got \"" + format + "\"");
+    sc.name = j.contains("name") ? r.key("name").string(j["name"]) : file.stem().string();
+
+    const std::filesystem::path base = file.empty() ? std::filesystem::current_path()
+                                                    : std::filesystem::absolute(file).parent_path();
+    parse_geometry(j["geometry"], r.key("geometry"), base, sc.geometry);
+    parse_materials(j["materials"], r.key("materials"), sc.materials);
+    if (sc.materials.empty()) r.key("materials").fail("define at least one material");
+
+    Reader rs = r.key("surfaces");
+    rs.expect_object(j["surfaces"]);
+    for (const auto& [pattern, v] : j["surfaces"].items()) {
+        std::string mat = rs.key(pattern).string(v);
+        if (sc.material_index(mat) < 0) {
+            std::vector<std::string> names;
+            for (const auto& m : sc.materials) names.push_back(m.name);
+            std::string near = nearest_word(mat, names);
+            rs.key(pattern).fail("material \"" + mat + "\" is not defined in \"materials\"" +
+                                 (near.empty() ? "" : " (did you mean \"" + near + "\"?)"));
+        }
+        sc.surfaces.push_back({pattern, mat});
+    }
+    if (sc.surfaces.empty()) rs.fail("map at least one surface pattern (\"*\" maps all)");
+
+    std::set<std::string> names;
+    parse_emitters(j["sources"], r.key("sources"), "sources", sc.sources, names);
+    if (sc.sources.empty()) r.key("sources").fail("define at least one source");
+    if (j.contains("receivers"))
+        parse_emitters(j["receivers"], r.key("receivers"), "receivers", sc.receivers, names);
+
+    if (j.contains("listener_grid")) {
+        Reader rl = r.key("listener_grid");
+        rl.check_keys(j["listener_grid"], {"every"});
+        if (j["listener_grid"].contains("every")) {
+            const Json& e = j["listener_grid"]["every"];
+            if (!e.is_number_integer() || e.get<long long>() < 1 || e.get<long long>() > 1024)
+                rl.key("every").fail("expected a whole number of cells from 1 to 1024, got " +
+                                     describe(e));
+            sc.listener_grid_every = e.get<int>();
+        }
+    }
+    if (j.contains("simulation")) parse_simulation(j["simulation"], r.key("simulation"), sc.simulation);
+    if (j.contains("output")) {
+        Reader ro = r.key("output");
+        ro.check_keys(j["output"], {"sample_rate"});
+        if (j["output"].contains("sample_rate")) {
+            const Json& v = j["output"]["sample_rate"];
+            if (!v.is_number_integer() || v.get<long long>() < 8000 ||
+                v.get<long long>() > 384000)
+                ro.key("sample_rate")
+                    .fail("expected a whole number of Hz from 8000 to 384000, got " + describe(v));
+            sc.output_sample_rate = v.get<int>();
+        }
+    }
+    return sc;
+}
+
+Scene load_scene(const std::filesystem::path& file) {
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec))
+        throw InputError(file.string() + ": no such scene file");
+    if (std::filesystem::is_directory(file, ec))
+        throw InputError(file.string() + ": is a directory, expected a scene file (.json)");
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw InputError(file.string() + ": cannot be read (permission denied?)");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (in.bad()) throw InputError(file.string() + ": read error");
+    std::string text = ss.str();
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+        throw InputError(file.string() + ": the file is empty, expected an ardent-scene/1 JSON "
+                                         "object");
+    return parse_scene(text, file);
+}
+
+}  // namespace ardent

@@ -1,0 +1,233 @@
+#include "ardent/preprocess/voxelize.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include <algorithm>
+#include <cmath>
+
+namespace ardent {
+namespace {
+
+struct P2 {
+    double x, y;
+    bool operator<(const P2& o) const { return x < o.x || (x == o.x && y < o.y); }
+};
+
+double orient(P2 a, P2 b, P2 q) { return (b.x - a.x) * (q.y - a.y) - (b.y - a.y) * (q.x - a.x); }
+
+// Evaluated with the edge's endpoints in a fixed order, so the two triangles sharing an edge get
+// exactly opposite values and a point on it is never counted twice or missed.
+double edge_fn(P2 a, P2 b, P2 q) { return b < a ? -orient(b, a, q) : orient(a, b, q); }
+
+bool top_left(P2 a, P2 b) {
+    const double dy = b.y - a.y, dx = b.x - a.x;
+    return dy < 0 || (dy == 0 && dx > 0);
+}
+
+bool covers(double e, P2 a, P2 b) { return e > 0 || (e == 0 && top_left(a, b)); }
+
+// Toggles, per ray along `axis`, the first cell beyond each crossing; a prefix XOR then gives the
+// parity of every cell centre. Rows of the (u, v) plane are split between threads by v.
+void rasterize_axis(const TriangleMesh& mesh, const Grid& g, int axis, std::vector<uint8_t>& flip) {
+    const int u = (axis + 1) % 3, v = (axis + 2) % 3;
+    const int nu = g.dims[u], nv = g.dims[v], na = g.dims[axis];
+    const double h = g.h;
+    std::fill(flip.begin(), flip.end(), 0);
+#pragma omp parallel
+    {
+#ifdef _OPENMP
+        const int nth = omp_get_num_threads(), tid = omp_get_thread_num();
+#else
+        const int nth = 1, tid = 0;
+#endif
+        const int v_lo = static_cast<int>(static_cast<long>(nv) * tid / nth);
+        const int v_hi = static_cast<int>(static_cast<long>(nv) * (tid + 1) / nth);
+        for (const Triangle& t : mesh.triangles) {
+            Vec3 p[3] = {mesh.vertices[t.v[0]], mesh.vertices[t.v[1]], mesh.vertices[t.v[2]]};
+            P2 q[3];
+            for (int i = 0; i < 3; ++i) q[i] = {p[i][u], p[i][v]};
+            double area = orient(q[0], q[1], q[2]);
+            if (area == 0) continue;  // parallel to the rays
+            if (area < 0) {
+                std::swap(q[1], q[2]);
+                std::swap(p[1], p[2]);
+                area = -area;
+            }
+            const double umin = std::min({q[0].x, q[1].x, q[2].x});
+            const double umax = std::max({q[0].x, q[1].x, q[2].x});
+            const double vmin = std::min({q[0].y, q[1].y, q[2].y});
+            const double vmax = std::max({q[0].y, q[1].y, q[2].y});
+            // Columns whose centres (origin + (i + 0.5) h) fall in the bounding rectangle.
+            const int iu0 = std::max(0, static_cast<int>(std::ceil((umin - g.origin[u]) / h - 0.5)));
+            const int iu1 = std::min(nu - 1, static_cast<int>(std::floor((umax - g.origin[u]) / h - 0.5)));
+            const int iv0 = std::max(v_lo, static_cast<int>(std::ceil((vmin - g.origin[v]) / h - 0.5)));
+            const int iv1 = std::min(v_hi - 1, static_cast<int>(std::floor((vmax - g.origin[v]) / h - 0.5)));
+            for (int iv = iv0; iv <= iv1; ++iv) {
+                const double cv = g.origin[v] + (iv + 0.5) * h;
+                for (int iu = iu0; iu <= iu1; ++iu) {
+                    const P2 c{g.origin[u] + (iu + 0.5) * h, cv};
+                    const double e0 = edge_fn(q[1], q[2], c);
+                    const double e1 = edge_fn(q[2], q[0], c);
+                    const double e2 = edge_fn(q[0], q[1], c);
+                    if (!covers(e0, q[1], q[2]) || !covers(e1, q[2], q[0]) ||
+                        !covers(e2, q[0], q[1]))
+                        continue;
+                    const double ta = (e0 * p[0][axis] + e1 * p[1][axis] + e2 * p[2][axis]) / area;
+                    // First cell whose centre lies beyond the crossing.
+                    const double s = (ta - g.origin[axis]) / h - 0.5;
+                    int k = static_cast<int>(std::floor(s)) + 1;
+                    if (k >= na) continue;
+                    k = std::max(k, 0);
+                    Index3 cell;
+                    cell[axis] = k;
+                    cell[u] = iu;
+                    cell[v] = iv;
+                    flip[g.index(cell)] ^= 1;
+                }
+            }
+        }
+    }
+}
+
+}  // namespace
+
+Classification classify_cells(const TriangleMesh& mesh, const Grid& g) {
+    Classification out;
+    const size_t n = g.count();
+    out.inside.assign(n, 0);
+    std::vector<uint8_t> flip(n);
+    for (int axis = 0; axis < 3; ++axis) {
+        rasterize_axis(mesh, g, axis, flip);
+        const int u = (axis + 1) % 3, v = (axis + 2) % 3;
+        const size_t sa = g.stride(axis);
+        size_t odd = 0, hit = 0;
+        const long nrays = static_cast<long>(g.dims[u]) * g.dims[v];
+#pragma omp parallel for reduction(+ : odd, hit) schedule(static)
+        for (long r = 0; r < nrays; ++r) {
+            Index3 c;
+            c[axis] = 0;
+            c[u] = static_cast<int>(r % g.dims[u]);
+            c[v] = static_cast<int>(r / g.dims[u]);
+            size_t idx = g.index(c);
+            uint8_t parity = 0, any = 0;
+            for (int k = 0; k < g.dims[axis]; ++k, idx += sa) {
+                any |= flip[idx];
+                parity ^= flip[idx];
+                out.inside[idx] = static_cast<uint8_t>(out.inside[idx] + parity);
+            }
+            odd += parity;
+            hit += any;
+        }
+        out.odd_rays[axis] = odd;
+        out.rays_hit[axis] = hit;
+    }
+    size_t disputed = 0;
+#pragma omp parallel for reduction(+ : disputed) schedule(static)
+    for (long i = 0; i < static_cast<long>(n); ++i) {
+        const uint8_t votes = out.inside[i];
+        disputed += (votes == 1 || votes == 2);
+        out.inside[i] = votes >= 2;
+    }
+    out.disputed_cells = disputed;
+    return out;
+}
+
+double point_triangle_distance(Vec3 p, Vec3 a, Vec3 b, Vec3 c) {
+    // Closest point by Voronoi regions of the triangle (Ericson, Real-Time Collision Detection 5.1.5).
+    const Vec3 ab = b - a, ac = c - a, ap = p - a;
+    const double d1 = dot(ab, ap), d2 = dot(ac, ap);
+    if (d1 <= 0 && d2 <= 0) return norm(ap);
+    const Vec3 bp = p - b;
+    const double d3 = dot(ab, bp), d4 = dot(ac, bp);
+    if (d3 >= 0 && d4 <= d3) return norm(bp);
+    const double vc = d1 * d4 - d3 * d2;
+    if (vc <= 0 && d1 >= 0 && d3 <= 0) return norm(p - (a + ab * (d1 / (d1 - d3))));
+    const Vec3 cp = p - c;
+    const double d5 = dot(ab, cp), d6 = dot(ac, cp);
+    if (d6 >= 0 && d5 <= d6) return norm(cp);
+    const double vb = d5 * d2 - d1 * d6;
+    if (vb <= 0 && d2 >= 0 && d6 <= 0) return norm(p - (a + ac * (d2 / (d2 - d6))));
+    const double va = d3 * d6 - d5 * d4;
+    if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0)
+        return norm(p - (b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)))));
+    const double denom = 1.0 / (va + vb + vc);
+    return norm(p - (a + ab * (vb * denom) + ac * (vc * denom)));
+}
+
+SurfaceBand surface_band(const TriangleMesh& mesh, const Grid& g, double radius_cells) {
+    SurfaceBand band;
+    const double r = radius_cells * g.h;
+    band.radius = static_cast<float>(r);
+    band.distance.assign(g.count(), std::numeric_limits<float>::infinity());
+    band.group.assign(g.count(), -1);
+    // Threads own slabs of z so no two write the same cell; each walks every triangle.
+#pragma omp parallel
+    {
+#ifdef _OPENMP
+        const int nth = omp_get_num_threads(), tid = omp_get_thread_num();
+#else
+        const int nth = 1, tid = 0;
+#endif
+        const int z_lo = static_cast<int>(static_cast<long>(g.dims[2]) * tid / nth);
+        const int z_hi = static_cast<int>(static_cast<long>(g.dims[2]) * (tid + 1) / nth);
+        for (const Triangle& t : mesh.triangles) {
+            const Vec3 a = mesh.vertices[t.v[0]], b = mesh.vertices[t.v[1]],
+                       c = mesh.vertices[t.v[2]];
+            Vec3 nrm = cross(b - a, c - a);
+            const double len = norm(nrm);
+            nrm = nrm * (1.0 / len);
+            // Walk columns along the normal's dominant axis; only a thin band of cells per
+            // column can be within r of the plane.
+            int w = 0;
+            for (int ax = 1; ax < 3; ++ax)
+                if (std::abs(nrm[ax]) > std::abs(nrm[w])) w = ax;
+            const int u = (w + 1) % 3, v = (w + 2) % 3;
+            Box3 bb;
+            bb.expand(a);
+            bb.expand(b);
+            bb.expand(c);
+            auto lo_idx = [&](int ax) {
+                return std::max(0, static_cast<int>(std::floor((bb.lo[ax] - r - g.origin[ax]) / g.h)));
+            };
+            auto hi_idx = [&](int ax) {
+                return std::min(g.dims[ax] - 1,
+                                static_cast<int>(std::floor((bb.hi[ax] + r - g.origin[ax]) / g.h)));
+            };
+            const int z0 = std::max(lo_idx(2), z_lo), z1 = std::min(hi_idx(2), z_hi - 1);
+            if (z0 > z1) continue;
+            const double reach = r / std::abs(nrm[w]);
+            const double d0 = dot(nrm, a);
+            for (int iv = lo_idx(v); iv <= hi_idx(v); ++iv) {
+                for (int iu = lo_idx(u); iu <= hi_idx(u); ++iu) {
+                    const double cu = g.origin[u] + (iu + 0.5) * g.h;
+                    const double cv = g.origin[v] + (iv + 0.5) * g.h;
+                    // Plane coordinate along w at this column.
+                    const double pw = (d0 - nrm[u] * cu - nrm[v] * cv) / nrm[w];
+                    int k0 = static_cast<int>(std::floor((std::max(pw - reach, bb.lo[w] - r) - g.origin[w]) / g.h));
+                    int k1 = static_cast<int>(std::floor((std::min(pw + reach, bb.hi[w] + r) - g.origin[w]) / g.h));
+                    k0 = std::max(k0, lo_idx(w));
+                    k1 = std::min(k1, hi_idx(w));
+                    for (int k = k0; k <= k1; ++k) {
+                        Index3 cell;
+                        cell[w] = k;
+                        cell[u] = iu;
+                        cell[v] = iv;
+                        if (cell[2] < z0 || cell[2] > z1) continue;
+                        const double d = point_triangle_distance(g.centre(cell), a, b, c);
+                        if (d > r) continue;
+                        const size_t idx = g.index(cell);
+                        if (static_cast<float>(d) < band.distance[idx]) {
+                            band.distance[idx] = static_cast<float>(d);
+                            band.group[idx] = static_cast<int32_t>(t.group);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return band;
+}
+
+}  // namespace ardent

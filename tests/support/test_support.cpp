@@ -1,0 +1,82 @@
+#include "test_support.h"
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+#include <sys/wait.h>
+
+namespace ardent::test {
+
+std::filesystem::path source_dir() { return ARDENT_SOURCE_DIR; }
+std::filesystem::path shared_dir() { return ARDENT_SHARED_DIR; }
+bool have_shared() { return std::filesystem::is_directory(shared_dir() / "data" / "models"); }
+
+ScratchDir::ScratchDir() {
+    std::random_device rd;
+    path_ = std::filesystem::temp_directory_path() /
+            ("ardent-test-" + std::to_string(rd()) + std::to_string(rd()));
+    std::filesystem::create_directories(path_);
+}
+
+ScratchDir::~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+}
+
+std::filesystem::path ScratchDir::write(const std::string& name, const std::string& text) const {
+    const auto p = path_ / name;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+}
+
+std::string ScratchDir::listing() const {
+    std::set<std::string> names;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(path_))
+        names.insert(std::filesystem::relative(e.path(), path_).string());
+    std::string out;
+    for (const auto& n : names) out += n + "\n";
+    return out;
+}
+
+namespace {
+std::string slurp(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+}  // namespace
+
+CommandResult run_ardent(const std::string& args, const std::filesystem::path& cwd) {
+    ScratchDir io;
+    const std::string cmd = "cd '" + cwd.string() + "' && '" + std::string(ARDENT_CLI) + "' " +
+                            args + " >'" + (io / "out").string() + "' 2>'" +
+                            (io / "err").string() + "'";
+    const int status = std::system(cmd.c_str());
+    CommandResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = slurp(io / "out");
+    r.err = slurp(io / "err");
+    return r;
+}
+
+std::string box_scene_json(const std::string& simulation) {
+    return R"({
+  "format": "ardent-scene/1",
+  "name": "test box",
+  "geometry": {"box": [6.0, 4.0, 3.0]},
+  "materials": {"plaster": {"absorption": 0.05}, "carpet": {"absorption": 0.3}},
+  "surfaces": {"floor": "carpet", "*": "plaster"},
+  "sources": [{"name": "S1", "position": [1.5, 1.2, 1.4]}],
+  "receivers": [{"name": "R1", "position": [4.2, 2.5, 1.6]}],
+  "simulation": )" +
+           simulation + R"(
+})";
+}
+
+}  // namespace ardent::test
