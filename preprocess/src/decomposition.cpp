@@ -14,9 +14,12 @@ size_t rect_area(int axis, const Index3& lo, const Index3& hi) {
     return static_cast<size_t>(hi[u] - lo[u]) * static_cast<size_t>(hi[v] - lo[v]);
 }
 
-// Greedy boxes: take the first free cell in memory order (so every cell before it is claimed or
-// not air and the box only grows towards +x, +y, +z) and claim the largest box with power-of-two
-// sides that is all free air; ties go to the most cubical, then the longest along x.
+// Greedy boxes, largest first: every free cell is bucketed by the side of the largest free cube
+// anchored at it (its minimum corner), found by a 3-D dynamic programme. Buckets are taken from the
+// largest power of two down, cells within a bucket in memory order; a cell whose cube shrank since
+// (a neighbouring box was claimed) moves down to its new bucket. From each anchor the largest box
+// with power-of-two sides that is all free air is claimed; ties go to the most cubical. Cells left
+// with cubes of side 1 are swept last in memory order. Deterministic: no hashing, no threads.
 class BoxFinder {
 public:
     BoxFinder(const AirModel& air, int max_side) : g_(air.grid), max_side_(max_side) {
@@ -35,6 +38,45 @@ public:
 
     std::vector<Partition> run() {
         std::vector<Partition> out;
+        const int levels = std::bit_width(static_cast<unsigned>(max_side_));
+        std::vector<std::vector<size_t>> bucket(static_cast<size_t>(levels));
+        {
+            // cube[i] = side of the largest free cube with its minimum corner at cell i.
+            std::vector<uint16_t> cube(g_.count(), 0);
+            const size_t sx = g_.stride(0), sy = g_.stride(1), sz = g_.stride(2);
+            for (int k = g_.dims[2] - 1; k >= 0; --k)
+                for (int j = g_.dims[1] - 1; j >= 0; --j)
+                    for (int i = g_.dims[0] - 1; i >= 0; --i) {
+                        const size_t idx = g_.index(i, j, k);
+                        if (!free_[idx]) continue;
+                        int m = 0;
+                        if (i + 1 < g_.dims[0] && j + 1 < g_.dims[1] && k + 1 < g_.dims[2])
+                            m = std::min({cube[idx + sx], cube[idx + sy], cube[idx + sz],
+                                          cube[idx + sx + sy], cube[idx + sx + sz],
+                                          cube[idx + sy + sz], cube[idx + sx + sy + sz]});
+                        cube[idx] = static_cast<uint16_t>(std::min(m + 1, max_side_));
+                    }
+            for (size_t idx = 0; idx < cube.size(); ++idx)
+                if (cube[idx] >= 2) bucket[level(cube[idx])].push_back(idx);
+        }
+        for (int b = levels - 1; b >= 1; --b) {
+            // Cells demoted into this bucket while it is processed are appended and visited too.
+            for (size_t n = 0; n < bucket[b].size(); ++n) {
+                const size_t idx = bucket[b][n];
+                if (!free_[idx]) continue;
+                const Index3 c = g_.coords(idx);
+                const int side = cube_side(c, 1 << (b + 1));
+                if (side < 2) continue;  // left for the final sweep
+                if (level(side) < static_cast<size_t>(b)) {
+                    bucket[level(side)].push_back(idx);
+                    continue;
+                }
+                Partition p = best_box(c);
+                claim(p);
+                out.push_back(p);
+            }
+            std::vector<size_t>().swap(bucket[b]);
+        }
         const size_t n = g_.count();
         for (size_t idx = 0; idx < n; ++idx) {
             if (!free_[idx]) continue;
@@ -46,6 +88,22 @@ public:
     }
 
 private:
+    static size_t level(int side) { return static_cast<size_t>(std::bit_width(static_cast<unsigned>(side)) - 1); }
+
+    // Side (below `limit`) of the largest free cube anchored at c, from the x runs.
+    int cube_side(Index3 c, int limit) const {
+        int s = 0;
+        while (s < limit && c[0] + s < g_.dims[0] && c[1] + s < g_.dims[1] && c[2] + s < g_.dims[2]) {
+            const int t = s + 1;  // a cube of side t needs every one of its t*t rows to run >= t
+            bool ok = true;
+            for (int z = 0; z < t && ok; ++z)
+                for (int y = 0; y < t && ok; ++y) ok = run_[g_.index(c[0], c[1] + y, c[2] + z)] >= t;
+            if (!ok) break;
+            s = t;
+        }
+        return s;
+    }
+
     Partition best_box(Index3 s) {
         Partition best{s, {1, 1, 1}};
         size_t best_vol = 1;
