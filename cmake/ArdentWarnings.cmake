@@ -4,7 +4,7 @@ option(ARDENT_WERROR "Treat warnings as errors" OFF)
 add_library(ardent_warnings INTERFACE)
 target_compile_options(ardent_warnings INTERFACE
   $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion
-   -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Woverloaded-virtual -Wnull-dereference
+   -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Woverloaded-virtual
    -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough
    # GCC 12 reports false -Wrestrict overlaps inside std::string concatenation (GCC PR 105651).
    $<$<CXX_COMPILER_ID:GNU>:-Wno-restrict>>)

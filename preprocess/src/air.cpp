@@ -1,6 +1,7 @@
 #include "ardent/preprocess/air.h"
 
 #include <cstdio>
+#include <algorithm>
 #include <deque>
 #include <limits>
 
@@ -81,6 +82,80 @@ PlacedEmitter place(const Scene& scene, const Emitter& e, const char* kind, cons
     throw InputError(who + " is not in any air: the model encloses no air at this resolution");
 }
 
+// Volume the mesh encloses around the air, integrated exactly along vertical rays spaced half a
+// cell apart: between consecutive crossings of a ray with the surface lies an interval whose
+// length is exact; it counts when its crossing parity is the air's (odd inside a shell, even in a
+// cavity) and air cells lie beside it. Only the transverse sampling (h/2) approximates.
+double mesh_air_volume(const TriangleMesh& mesh, const AirModel& m) {
+    const Grid& g = m.grid;
+    const double hc = 0.5 * g.h;
+    const int nx = 2 * g.dims[0], ny = 2 * g.dims[1];
+    std::vector<std::vector<float>> cross(static_cast<size_t>(nx) * ny);
+    for (const Triangle& t : mesh.triangles) {
+        Vec3 p[3] = {mesh.vertices[t.v[0]], mesh.vertices[t.v[1]], mesh.vertices[t.v[2]]};
+        double area = (p[1].x - p[0].x) * (p[2].y - p[0].y) - (p[1].y - p[0].y) * (p[2].x - p[0].x);
+        if (area == 0) continue;
+        if (area < 0) {
+            std::swap(p[1], p[2]);
+            area = -area;
+        }
+        const int i0 = std::max(0, static_cast<int>(std::ceil((std::min({p[0].x, p[1].x, p[2].x}) - g.origin.x) / hc - 0.5)));
+        const int i1 = std::min(nx - 1, static_cast<int>(std::floor((std::max({p[0].x, p[1].x, p[2].x}) - g.origin.x) / hc - 0.5)));
+        const int j0 = std::max(0, static_cast<int>(std::ceil((std::min({p[0].y, p[1].y, p[2].y}) - g.origin.y) / hc - 0.5)));
+        const int j1 = std::min(ny - 1, static_cast<int>(std::floor((std::max({p[0].y, p[1].y, p[2].y}) - g.origin.y) / hc - 0.5)));
+        for (int j = j0; j <= j1; ++j)
+            for (int i = i0; i <= i1; ++i) {
+                const double x = g.origin.x + (i + 0.5) * hc, y = g.origin.y + (j + 0.5) * hc;
+                auto e = [&](Vec3 a, Vec3 b) { return (b.x - a.x) * (y - a.y) - (b.y - a.y) * (x - a.x); };
+                // Half-open edges so a ray through a shared edge is counted once.
+                auto in = [&](double ev, Vec3 a, Vec3 b) {
+                    return ev > 0 || (ev == 0 && (b.y < a.y || (b.y == a.y && b.x > a.x)));
+                };
+                const double e0 = e(p[1], p[2]), e1 = e(p[2], p[0]), e2 = e(p[0], p[1]);
+                if (!in(e0, p[1], p[2]) || !in(e1, p[2], p[0]) || !in(e2, p[0], p[1])) continue;
+                const double z = (e0 * p[0].z + e1 * p[1].z + e2 * p[2].z) / area;
+                cross[static_cast<size_t>(j) * nx + i].push_back(static_cast<float>(z - g.origin.z));
+            }
+    }
+    const int want = m.cavity ? 0 : 1;
+    double volume = 0;
+#pragma omp parallel for reduction(+ : volume) schedule(dynamic, 256)
+    for (long c = 0; c < static_cast<long>(cross.size()); ++c) {
+        auto& zs = cross[static_cast<size_t>(c)];
+        if (zs.size() < 2) continue;
+        std::sort(zs.begin(), zs.end());
+        const int ci = static_cast<int>(c % nx) / 2, cj = static_cast<int>(c / nx) / 2;
+        for (size_t k = 0; k + 1 < zs.size(); ++k) {
+            if (static_cast<int>((k + 1) & 1) != want) continue;
+            const double mid = 0.5 * (static_cast<double>(zs[k]) + static_cast<double>(zs[k + 1]));
+            const int ck = static_cast<int>(std::floor(mid / g.h));
+            bool near_air = false;
+            for (int dj = -1; dj <= 1 && !near_air; ++dj)
+                for (int di = -1; di <= 1 && !near_air; ++di) near_air = m.is_air({ci + di, cj + dj, ck});
+            if (near_air) volume += static_cast<double>(zs[k + 1] - zs[k]);
+        }
+    }
+    return volume * hc * hc;
+}
+
+// For a cavity: the share of the surface area bounding the air whose normals face the air, from
+// a point half a cell off each triangle's centroid (a closed cabinet's inside is faced away from).
+double facing_share(const TriangleMesh& mesh, const AirModel& m) {
+    double facing = 0, backing = 0;
+    for (const Triangle& t : mesh.triangles) {
+        const Vec3 a = mesh.vertices[t.v[0]], b = mesh.vertices[t.v[1]], c = mesh.vertices[t.v[2]];
+        Vec3 n = cross(b - a, c - a);
+        const double area = 0.5 * norm(n);
+        n = n * (0.5 * m.grid.h / (2 * area));
+        const Vec3 centre = (a + b + c) * (1.0 / 3.0);
+        const bool front = m.is_air(m.grid.cell_of(centre + n)),
+                   back = m.is_air(m.grid.cell_of(centre - n));
+        if (front && !back) facing += area;
+        if (back && !front) backing += area;
+    }
+    return facing + backing > 0 ? (facing - backing) / (facing + backing) : 0.0;
+}
+
 }  // namespace
 
 AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
@@ -90,6 +165,16 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
     const Box3 model = mesh.bounds();
     m.classification = classify_cells(mesh, g);
     std::vector<uint8_t>& inside = m.classification.inside;
+    const std::vector<uint8_t>& walls = m.classification.walls;
+    m.inside_cells = static_cast<size_t>(std::count(inside.begin(), inside.end(), 1));
+
+    // The first source says which convention the model follows; `inside` then flags the cells of
+    // the source's kind.
+    const Emitter& first = scene.sources.front();
+    if (model.contains(first.position) && !point_inside(mesh, first.position)) {
+        m.cavity = true;
+        for (auto& v : inside) v = !v;
+    }
 
     // Sources first: they seed the air.
     std::vector<PlacedEmitter> src;
@@ -113,6 +198,8 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
             const Index3 d = step(c, n);
             if (!g.contains(d)) continue;
             const size_t j = g.index(d);
+            // Never through a surface: the wall bit sits on the cell at the +1 side of the pair.
+            if (walls[n % 2 ? j : queue[head]] & (1 << (n / 2))) continue;
             if (inside[j] && !m.air[j]) {
                 m.air[j] = 1;
                 queue.push_back(j);
@@ -121,10 +208,17 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
     }
     m.air_cells = queue.size();
     std::vector<size_t>().swap(queue);
-    if (leaked) {
+    if (leaked && !m.cavity) {
         throw InputError(scene.display_name() + ": geometry: the air around source \"" +
                          src[0].name + "\" leaks out of the model near " + fmt(leak_at) +
                          ": the mesh is not closed there");
+    }
+    if (leaked) {
+        throw InputError(scene.display_name() + ": source \"" + src[0].name + "\" at " +
+                         fmt(src[0].position) +
+                         " is not in an enclosed room: the space around it reaches the outside of "
+                         "the model near " + fmt(leak_at) +
+                         " (the source is outside the room, or the mesh is not closed there)");
     }
     for (size_t s = 1; s < src.size(); ++s) {
         if (!m.air[g.index(src[s].cell)]) {
@@ -139,7 +233,14 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
         PlacedEmitter p = place(scene, e, "receiver", g, model, m.air);
         m.receivers.push_back(p);
     }
-    m.inside_cells = static_cast<size_t>(std::count(inside.begin(), inside.end(), 1));
+    m.mesh_volume = mesh_air_volume(mesh, m);
+    if (m.cavity) m.facing_share = facing_share(mesh, m);
+    if (m.cavity && m.facing_share < -0.5) {
+        throw InputError(scene.display_name() + ": source \"" + src[0].name + "\" at " +
+                         fmt(src[0].position) +
+                         " is inside a closed object (the surfaces around it face away from it); "
+                         "move it into the room's air");
+    }
 
     // Materials from the nearest surface within 1.5 cells of each cell centre: enough to reach
     // every boundary cell of a closed model (an air and a solid centre straddle the surface).
@@ -212,6 +313,7 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
             if (needs[i]) m.material[i] = spread[i];
     }
     std::vector<uint8_t>().swap(m.classification.inside);
+    std::vector<uint8_t>().swap(m.classification.walls);
     return m;
 }
 

@@ -40,7 +40,8 @@ nlohmann::ordered_json info_json(const Preprocessed& p) {
     j["boundary_cells"] = p.air.boundary_cells;
     j["cells_in_partitions"] = d.cells_in_partitions();
     j["air_volume_m3"] = p.air.air_volume();
-    j["mesh_volume_m3"] = p.mesh.enclosed_volume();
+    j["mesh_volume_m3"] = p.air.mesh_volume;
+    j["air_convention"] = p.air.cavity ? "cavity" : "shell";
     j["partitions"] = d.partitions.size();
     nlohmann::ordered_json shapes = nlohmann::ordered_json::object();
     for (const auto& [shape, n] : d.shape_counts()) shapes[shape] = n;
@@ -103,7 +104,7 @@ std::string info_text(const Preprocessed& p) {
     line("grid             h = %.4f m, dt = %.4g s, %d x %d x %d cells (%zu)", g.h,
          j["dt"].get<double>(), g.dims[0], g.dims[1], g.dims[2], g.count());
     line("air              %zu cells (%zu on the boundary), %.2f m^3; mesh encloses %.2f m^3",
-         p.air.air_cells, p.air.boundary_cells, p.air.air_volume(), p.mesh.enclosed_volume());
+         p.air.air_cells, p.air.boundary_cells, p.air.air_volume(), p.air.mesh_volume);
     const Decomposition& d = p.decomposition;
     line("partitions       %zu holding %zu cells, %.1f %% of them in partitions of 16^3 or more",
          d.partitions.size(), d.cells_in_partitions(), 100 * d.share_in_partitions_at_least(16));

@@ -1,5 +1,6 @@
 #include "ardent/preprocess/scene_parser.h"
 
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <regex>
@@ -91,46 +92,113 @@ private:
     std::string path_;
 };
 
-// Duplicate keys would silently shadow each other; reject them while parsing.
+// Line and column (1-based) of byte `offset` in `text`.
+std::string position(std::string_view text, size_t offset) {
+    size_t line = 1, col = 1;
+    offset = std::min(offset, text.size());
+    for (size_t i = 0; i < offset; ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            col = 1;
+        } else {
+            ++col;
+        }
+    }
+    return std::to_string(line) + ":" + std::to_string(col);
+}
+
+// nlohmann reports the last character of an unexpected token; step back to its first one.
+size_t token_start(std::string_view text, size_t at) {
+    if (at >= text.size()) return at;
+    if (text[at] == '"') {
+        for (size_t i = at; i-- > 0;) {
+            if (text[i] != '"') continue;
+            size_t backslashes = 0;
+            while (i > backslashes && text[i - 1 - backslashes] == '\\')
+                ++backslashes;
+            if (backslashes % 2 == 0) return i;
+        }
+        return at;
+    }
+    auto in_word = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+' || c == '-';
+    };
+    if (!in_word(text[at])) return at;
+    while (at > 0 && in_word(text[at - 1]))
+        --at;
+    return at;
+}
+
+// Duplicate keys would silently shadow each other; reject them while parsing, naming the key path.
 Json parse_json(std::string_view text, const std::string& file) {
-    std::vector<std::set<std::string>> open;
-    std::string duplicate;
+    struct Frame {
+        bool object = false;
+        std::set<std::string> keys;
+        std::string key;   // objects: the key being read
+        size_t index = 0;  // arrays: the element being read
+    };
+    std::vector<Frame> open;
+    std::string duplicate;  // key path of the first key written twice
     auto cb = [&](int, Json::parse_event_t ev, Json& parsed) {
-        if (ev == Json::parse_event_t::object_start) open.emplace_back();
-        if (ev == Json::parse_event_t::object_end) open.pop_back();
-        if (ev == Json::parse_event_t::key && !open.empty() && duplicate.empty()) {
-            auto k = parsed.get<std::string>();
-            if (!open.back().insert(k).second) duplicate = k;
+        switch (ev) {
+            case Json::parse_event_t::object_start:
+            case Json::parse_event_t::array_start:
+                open.push_back({ev == Json::parse_event_t::object_start, {}, {}, 0});
+                break;
+            case Json::parse_event_t::object_end:
+            case Json::parse_event_t::array_end:
+                if (!open.empty()) open.pop_back();
+                if (!open.empty() && !open.back().object) ++open.back().index;
+                break;
+            case Json::parse_event_t::value:
+                if (!open.empty() && !open.back().object) ++open.back().index;
+                break;
+            case Json::parse_event_t::key:
+                if (open.empty()) break;
+                open.back().key = parsed.get<std::string>();
+                if (duplicate.empty() && !open.back().keys.insert(open.back().key).second) {
+                    for (const Frame& f : open) {
+                        duplicate += f.object ? (duplicate.empty() ? "" : ".") + f.key
+                                              : "[" + std::to_string(f.index) + "]";
+                    }
+                }
+                break;
         }
         return true;
     };
     try {
         Json j = Json::parse(text.begin(), text.end(), cb);
-        if (!duplicate.empty())
-            throw InputError(file + ": key \"" + duplicate + "\" is written twice in one object");
+        if (!duplicate.empty()) {
+            const std::string k = duplicate.substr(duplicate.find_last_of('.') + 1);
+            throw InputError(file + ": " + duplicate + ": the key \"" + k +
+                             "\" is written twice in one object");
+        }
         return j;
     } catch (const Json::parse_error& e) {
         // Position from the byte offset so the message does not depend on nlohmann's wording.
-        size_t line = 1, col = 1;
-        const size_t end = std::min<size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
-        for (size_t i = 0; i < end; ++i) {
-            if (text[i] == '\n') {
-                ++line;
-                col = 1;
-            } else {
-                ++col;
-            }
-        }
+        size_t at = std::min<size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
         std::string what = e.what();
         auto p = what.find(": ");
         if (p != std::string::npos) what = what.substr(p + 2);
+        if (what.find(" - unexpected ") != std::string::npos) at = token_start(text, at);
+        // The error points at the first letter of a NaN or Infinity literal (after any sign).
+        std::string_view rest = text.substr(at);
         std::string hint;
-        if (what.find("last read: 'N") != std::string::npos ||
-            what.find("last read: 'I") != std::string::npos ||
-            what.find("last read: '-I") != std::string::npos)
-            hint = " (JSON has no NaN or Infinity: write a finite number)";
-        throw InputError(file + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                         ": JSON syntax error: " + what + hint);
+        for (std::string_view word : {"NaN", "nan", "Infinity", "inf", "Inf"}) {
+            if (rest.substr(0, word.size()) == word)
+                hint = " (JSON has no NaN or Infinity: write a finite number)";
+        }
+        throw InputError(file + ":" + position(text, at) + ": JSON syntax error: " + what + hint);
+    } catch (const Json::out_of_range& e) {
+        // A number too large for a double, e.g. 1e999 (nlohmann says "number overflow parsing
+        // '1e999'"); locate the literal for the message.
+        std::string what = e.what(), literal;
+        const auto q0 = what.find('\''), q1 = what.rfind('\'');
+        if (q0 != std::string::npos && q1 > q0) literal = what.substr(q0 + 1, q1 - q0 - 1);
+        const size_t at = literal.empty() ? std::string_view::npos : text.find(literal);
+        throw InputError(file + (at == std::string_view::npos ? "" : ":" + position(text, at)) +
+                         ": the number " + (literal.empty() ? std::string("") : literal + " ") +
+                         "is too large (not a finite number): write a finite number");
     }
 }
 

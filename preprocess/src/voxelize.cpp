@@ -30,7 +30,8 @@ bool covers(double e, P2 a, P2 b) { return e > 0 || (e == 0 && top_left(a, b)); 
 
 // Toggles, per ray along `axis`, the first cell beyond each crossing; a prefix XOR then gives the
 // parity of every cell centre. Rows of the (u, v) plane are split between threads by v.
-void rasterize_axis(const TriangleMesh& mesh, const Grid& g, int axis, std::vector<uint8_t>& flip) {
+void rasterize_axis(const TriangleMesh& mesh, const Grid& g, int axis, std::vector<uint8_t>& flip,
+                    std::vector<uint8_t>& walls) {
     const int u = (axis + 1) % 3, v = (axis + 2) % 3;
     const int nu = g.dims[u], nv = g.dims[v], na = g.dims[axis];
     const double h = g.h;
@@ -85,6 +86,7 @@ void rasterize_axis(const TriangleMesh& mesh, const Grid& g, int axis, std::vect
                     cell[u] = iu;
                     cell[v] = iv;
                     flip[g.index(cell)] ^= 1;
+                    if (k > 0) walls[g.index(cell)] |= static_cast<uint8_t>(1 << axis);
                 }
             }
         }
@@ -93,13 +95,43 @@ void rasterize_axis(const TriangleMesh& mesh, const Grid& g, int axis, std::vect
 
 }  // namespace
 
+bool point_inside(const TriangleMesh& mesh, Vec3 pt) {
+    int votes = 0;
+    for (int axis = 0; axis < 3; ++axis) {
+        const int u = (axis + 1) % 3, v = (axis + 2) % 3;
+        const P2 c{pt[u], pt[v]};
+        int crossings = 0;
+        for (const Triangle& t : mesh.triangles) {
+            Vec3 p[3] = {mesh.vertices[t.v[0]], mesh.vertices[t.v[1]], mesh.vertices[t.v[2]]};
+            P2 q[3];
+            for (int i = 0; i < 3; ++i) q[i] = {p[i][u], p[i][v]};
+            double area = orient(q[0], q[1], q[2]);
+            if (area == 0) continue;
+            if (area < 0) {
+                std::swap(q[1], q[2]);
+                std::swap(p[1], p[2]);
+                area = -area;
+            }
+            const double e0 = edge_fn(q[1], q[2], c), e1 = edge_fn(q[2], q[0], c),
+                         e2 = edge_fn(q[0], q[1], c);
+            if (!covers(e0, q[1], q[2]) || !covers(e1, q[2], q[0]) || !covers(e2, q[0], q[1]))
+                continue;
+            const double ta = (e0 * p[0][axis] + e1 * p[1][axis] + e2 * p[2][axis]) / area;
+            crossings += ta > pt[axis];
+        }
+        votes += crossings & 1;
+    }
+    return votes >= 2;
+}
+
 Classification classify_cells(const TriangleMesh& mesh, const Grid& g) {
     Classification out;
     const size_t n = g.count();
     out.inside.assign(n, 0);
+    out.walls.assign(n, 0);
     std::vector<uint8_t> flip(n);
     for (int axis = 0; axis < 3; ++axis) {
-        rasterize_axis(mesh, g, axis, flip);
+        rasterize_axis(mesh, g, axis, flip, out.walls);
         const int u = (axis + 1) % 3, v = (axis + 2) % 3;
         const size_t sa = g.stride(axis);
         size_t odd = 0, hit = 0;

@@ -1,5 +1,9 @@
-// The air the solvers simulate: cells classified inside the model that are face-connected to the
-// first source (flood fill), with every source and receiver snapped to an air cell centre and
+// The air the solvers simulate: the cells face-connected to the first source (flood fill) through
+// cells of the same kind as the source's position. Models come in two conventions, told apart by
+// ray parity at the first source: the room is the inside of one closed shell (the source is
+// "inside" the mesh), or a cavity enclosed by closed solids such as thick walls, slabs and
+// furniture (the source is "outside" every solid, and the cavity must not reach the outside).
+// Every source and receiver is then with every source and receiver snapped to an air cell centre and
 // every boundary air cell given the material of the nearest surface. Sources or receivers outside
 // that air, sources in disconnected rooms, and models whose air leaks out or whose air boundary is
 // not covered by the mesh (an open model) are InputErrors naming the object and the place.
@@ -34,6 +38,9 @@ struct AirModel {
     size_t boundary_faces = 0;       // air/non-air cell faces
     size_t uncovered_faces = 0;      // of those, faces with no mesh surface within the band
     size_t inside_cells = 0;         // cells classified inside the mesh, connected or not
+    bool cavity = false;             // air is a cavity between closed solids (else a shell's inside)
+    double mesh_volume = 0;          // volume the mesh's surfaces enclose around the air (m^3)
+    double facing_share = 0;         // (area facing the air - area backing it) / area touching it
     Classification classification;   // the voting statistics (inside vector released)
 
     bool is_air(Index3 c) const { return grid.contains(c) && air[grid.index(c)] != 0; }

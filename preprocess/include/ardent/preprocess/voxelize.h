@@ -16,12 +16,20 @@ namespace ardent {
 
 struct Classification {
     std::vector<uint8_t> inside;  // 1 where at least two of three axis rays say "inside"
+    // Bit a set where the surface crosses the segment from this cell's centre to the centre of its
+    // neighbour at -1 along axis a: the flood fill never steps through a surface, so solids thinner
+    // than a cell (a window pane, a door leaf) still close a room.
+    std::vector<uint8_t> walls;
     std::array<size_t, 3> odd_rays{};  // rays per axis crossing the surface an odd number of times
     std::array<size_t, 3> rays_hit{};  // rays per axis crossing it at all
     size_t disputed_cells = 0;         // cells whose three votes were not unanimous
 };
 
 Classification classify_cells(const TriangleMesh& mesh, const Grid& grid);
+
+// The same three-ray vote for one exact point: true when at least two of its axis rays cross the
+// surface an odd number of times (the point is "inside" the mesh).
+bool point_inside(const TriangleMesh& mesh, Vec3 p);
 
 struct SurfaceBand {
     float radius = 0;               // in metres: cells farther than this have no entry
