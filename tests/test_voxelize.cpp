@@ -163,5 +163,64 @@ TEST(Voxelize, SourceSnapsToTheNearestAirCellCentre) {
     EXPECT_NEAR(air.sources[0].cell_centre.z, 0.95, 1e-9);
 }
 
+// A room made of closed solids (slabs, walls, a 2 cm window pane in a wall opening), the way many
+// architectural models are built: the air is the cavity between them.
+TriangleMesh slab_room() {
+    TriangleMesh m;
+    add_box(m, {-0.2, -0.2, -0.2}, {4.2, 3.2, 0}, "floor");
+    add_box(m, {-0.2, -0.2, 2.5}, {4.2, 3.2, 2.7}, "ceiling");
+    add_box(m, {-0.2, -0.2, 0}, {0, 3.2, 2.5}, "walls");
+    add_box(m, {4, -0.2, 0}, {4.2, 3.2, 2.5}, "walls");
+    add_box(m, {0, -0.2, 0}, {4, 0, 2.5}, "walls");
+    add_box(m, {0, 3, 0}, {4, 3.2, 1}, "walls");
+    add_box(m, {0, 3, 2}, {4, 3.2, 2.5}, "walls");
+    add_box(m, {0, 3, 1}, {1.5, 3.2, 2}, "walls");
+    add_box(m, {2.5, 3, 1}, {4, 3.2, 2}, "walls");
+    add_box(m, {1.5, 3.09, 1}, {2.5, 3.11, 2}, "window");
+    m.clean();
+    return m;
+}
+
+TEST(Voxelize, CavityBetweenClosedSolidsIsClosedByAThinPane) {
+    const double h = 0.1;
+    const TriangleMesh m = slab_room();
+    Scene s = test::simple_scene({2, 1.5, 1.2}, 343.0 / (2.6 * h));
+    const AirModel air = build_air_model(s, m, map_surfaces(s, m), make_grid(m.bounds(), h, 2));
+    EXPECT_TRUE(air.cavity);
+    // The window recess (0.9 m deep up to the pane, 1 m x 1 m) adds to the 4 x 3 x 2.5 m room.
+    const double exact = 4 * 3 * 2.5 + 1.0 * 1.0 * 0.09;
+    EXPECT_NEAR(air.air_volume(), exact, 0.1 * 0.1 * 0.1 * 100);
+    EXPECT_NEAR(air.mesh_volume, exact, 0.01 * exact);
+}
+
+TEST(Voxelize, SourceInsideAClosedCabinetIsRejected) {
+    const double h = 0.1;
+    TriangleMesh m;
+    add_box(m, {0, 0, 0}, {3, 3, 2.5}, "room", true);
+    add_box(m, {0.5, 0.5, 0}, {1.5, 1.5, 1.5}, "cabinet");
+    m.clean();
+    Scene s = test::simple_scene({1.0, 1.0, 0.8}, 343.0 / (2.6 * h));
+    try {
+        build_air_model(s, m, map_surfaces(s, m), make_grid(m.bounds(), h, 2));
+        FAIL() << "a source inside a cabinet was accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("inside a wall, slab or closed object"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("S1"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Voxelize, SourceOutsideACavityRoomIsRejected) {
+    const double h = 0.1;
+    const TriangleMesh m = slab_room();
+    Scene s = test::simple_scene({0, 0, 0}, 343.0 / (2.6 * h));
+    s.sources[0].position = {-0.1, 1.5, -0.15};  // inside the floor slab: a wall, not air
+    try {
+        build_air_model(s, m, map_surfaces(s, m), make_grid(m.bounds(), h, 2));
+        FAIL() << "a source inside a slab was accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("inside a wall, slab"), std::string::npos) << e.what();
+    }
+}
+
 }  // namespace
 }  // namespace ardent

@@ -138,22 +138,41 @@ double mesh_air_volume(const TriangleMesh& mesh, const AirModel& m) {
     return volume * hc * hc;
 }
 
-// For a cavity: the share of the surface area bounding the air whose normals face the air, from
-// a point half a cell off each triangle's centroid (a closed cabinet's inside is faced away from).
-double facing_share(const TriangleMesh& mesh, const AirModel& m) {
-    double facing = 0, backing = 0;
-    for (const Triangle& t : mesh.triangles) {
-        const Vec3 a = mesh.vertices[t.v[0]], b = mesh.vertices[t.v[1]], c = mesh.vertices[t.v[2]];
-        Vec3 n = cross(b - a, c - a);
-        const double area = 0.5 * norm(n);
-        n = n * (0.5 * m.grid.h / (2 * area));
-        const Vec3 centre = (a + b + c) * (1.0 / 3.0);
-        const bool front = m.is_air(m.grid.cell_of(centre + n)),
-                   back = m.is_air(m.grid.cell_of(centre - n));
-        if (front && !back) facing += area;
-        if (back && !front) backing += area;
+// The largest region of cells flagged `kind` next to the air that does not reach the grid's edge
+// (flood fills that, like the air's, never cross a surface); its size in cells and one of its cells.
+std::pair<size_t, Index3> largest_enclosed_neighbour(const AirModel& m, const std::vector<uint8_t>& flag,
+                                                     const std::vector<uint8_t>& walls, uint8_t kind) {
+    const Grid& g = m.grid;
+    std::vector<uint8_t> seen(g.count(), 0);
+    std::vector<size_t> queue;
+    std::pair<size_t, Index3> best{0, Index3{}};
+    for (size_t i = 0; i < g.count(); ++i) {
+        if (!m.air[i]) continue;
+        const Index3 c = g.coords(i);
+        for (int n = 0; n < 6; ++n) {
+            const size_t start = g.index(step(c, n));
+            if (m.air[start] || flag[start] != kind || seen[start]) continue;
+            queue.assign(1, start);
+            seen[start] = 1;
+            bool open = false;
+            for (size_t head = 0; head < queue.size(); ++head) {
+                const Index3 q = g.coords(queue[head]);
+                if (g.on_edge(q)) open = true;
+                for (int k = 0; k < 6; ++k) {
+                    const Index3 d = step(q, k);
+                    if (!g.contains(d)) continue;
+                    const size_t j = g.index(d);
+                    if (walls[k % 2 ? j : queue[head]] & (1 << (k / 2))) continue;
+                    if (!seen[j] && !m.air[j] && flag[j] == kind) {
+                        seen[j] = 1;
+                        queue.push_back(j);
+                    }
+                }
+            }
+            if (!open && queue.size() > best.first) best = {queue.size(), g.coords(start)};
+        }
     }
-    return facing + backing > 0 ? (facing - backing) / (facing + backing) : 0.0;
+    return best;
 }
 
 }  // namespace
@@ -220,6 +239,28 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
                          "the model near " + fmt(leak_at) +
                          " (the source is outside the room, or the mesh is not closed there)");
     }
+    m.mesh_volume = mesh_air_volume(mesh, m);
+    // Parity alone cannot tell the air of a shell from the inside of a wall slab, nor a cavity
+    // between solids from the inside of a cabinet (and real models' normals point either way).
+    // Size can: a room is larger than the solids around it or the objects inside it. Air that
+    // encloses a larger pocket of the other kind, or a cavity inside a solid region over three times
+    // its size, is the inside of a solid.
+    {
+        const auto [other, where] = largest_enclosed_neighbour(m, inside, walls, 0);
+        const double ratio = m.cavity ? 3.0 : 1.0;
+        if (static_cast<double>(other) > ratio * static_cast<double>(m.air_cells)) {
+            const double cell3 = g.h * g.h * g.h;
+            char vols[160];
+            std::snprintf(vols, sizeof vols, "%.2f m^3 around it lie(s) next to %.2f m^3",
+                          static_cast<double>(m.air_cells) * cell3, static_cast<double>(other) * cell3);
+            throw InputError(scene.display_name() + ": source \"" + src[0].name + "\" at " +
+                             fmt(src[0].position) +
+                             " is inside a wall, slab or closed object: the " + vols +
+                             " enclosed on the other side of its surfaces (near " +
+                             fmt(g.centre(where)) + "), which is more likely the room; move the source "
+                             "into the room's air");
+        }
+    }
     for (size_t s = 1; s < src.size(); ++s) {
         if (!m.air[g.index(src[s].cell)]) {
             throw InputError(scene.display_name() + ": source \"" + src[s].name + "\" at " +
@@ -232,14 +273,6 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
     for (const Emitter& e : scene.receivers) {
         PlacedEmitter p = place(scene, e, "receiver", g, model, m.air);
         m.receivers.push_back(p);
-    }
-    m.mesh_volume = mesh_air_volume(mesh, m);
-    if (m.cavity) m.facing_share = facing_share(mesh, m);
-    if (m.cavity && m.facing_share < -0.5) {
-        throw InputError(scene.display_name() + ": source \"" + src[0].name + "\" at " +
-                         fmt(src[0].position) +
-                         " is inside a closed object (the surfaces around it face away from it); "
-                         "move it into the room's air");
     }
 
     // Materials from the nearest surface within 1.5 cells of each cell centre: enough to reach

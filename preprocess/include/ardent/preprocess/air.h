@@ -40,7 +40,6 @@ struct AirModel {
     size_t inside_cells = 0;         // cells classified inside the mesh, connected or not
     bool cavity = false;             // air is a cavity between closed solids (else a shell's inside)
     double mesh_volume = 0;          // volume the mesh's surfaces enclose around the air (m^3)
-    double facing_share = 0;         // (area facing the air - area backing it) / area touching it
     Classification classification;   // the voting statistics (inside vector released)
 
     bool is_air(Index3 c) const { return grid.contains(c) && air[grid.index(c)] != 0; }
