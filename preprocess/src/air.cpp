@@ -139,13 +139,12 @@ double mesh_air_volume(const TriangleMesh& mesh, const AirModel& m) {
 }
 
 // The largest region of cells flagged `kind` next to the air that does not reach the grid's edge
-// (flood fills that, like the air's, never cross a surface); its size in cells and one of its cells.
-std::pair<size_t, Index3> largest_enclosed_neighbour(const AirModel& m, const std::vector<uint8_t>& flag,
-                                                     const std::vector<uint8_t>& walls, uint8_t kind) {
+// (flood fills that, like the air's, never cross a surface); its cells.
+std::vector<size_t> largest_enclosed_neighbour(const AirModel& m, const std::vector<uint8_t>& flag,
+                                               const std::vector<uint8_t>& walls, uint8_t kind) {
     const Grid& g = m.grid;
     std::vector<uint8_t> seen(g.count(), 0);
-    std::vector<size_t> queue;
-    std::pair<size_t, Index3> best{0, Index3{}};
+    std::vector<size_t> queue, best;
     for (size_t i = 0; i < g.count(); ++i) {
         if (!m.air[i]) continue;
         const Index3 c = g.coords(i);
@@ -169,10 +168,47 @@ std::pair<size_t, Index3> largest_enclosed_neighbour(const AirModel& m, const st
                     }
                 }
             }
-            if (!open && queue.size() > best.first) best = {queue.size(), g.coords(start)};
+            if (!open && queue.size() > best.size()) best.swap(queue);
         }
     }
     return best;
+}
+
+// Thickness of a region in cells: how many layers peeling it from its boundary takes.
+int thickness(const Grid& g, const std::vector<size_t>& cells) {
+    std::vector<uint8_t> in(g.count(), 0);
+    for (size_t i : cells) in[i] = 1;
+    std::vector<size_t> layer, next;
+    for (size_t i : cells) {
+        const Index3 c = g.coords(i);
+        for (int n = 0; n < 6; ++n) {
+            const Index3 d = step(c, n);
+            if (!g.contains(d) || !in[g.index(d)]) {
+                layer.push_back(i);
+                break;
+            }
+        }
+    }
+    int depth = 0;
+    while (!layer.empty()) {
+        ++depth;
+        for (size_t i : layer) in[i] = 2;
+        next.clear();
+        for (size_t i : layer) {
+            const Index3 c = g.coords(i);
+            for (int n = 0; n < 6; ++n) {
+                const Index3 d = step(c, n);
+                if (!g.contains(d)) continue;
+                const size_t j = g.index(d);
+                if (in[j] == 1) {
+                    in[j] = 3;  // queued
+                    next.push_back(j);
+                }
+            }
+        }
+        layer.swap(next);
+    }
+    return depth;
 }
 
 }  // namespace
@@ -240,25 +276,29 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
                          " (the source is outside the room, or the mesh is not closed there)");
     }
     m.mesh_volume = mesh_air_volume(mesh, m);
-    // Parity alone cannot tell the air of a shell from the inside of a wall slab, nor a cavity
+    // Parity alone cannot tell the air of a shell from the inside of a thick wall, nor a cavity
     // between solids from the inside of a cabinet (and real models' normals point either way).
-    // Size can: a room is larger than the solids around it or the objects inside it. Air that
-    // encloses a larger pocket of the other kind, or a cavity inside a solid region over three times
-    // its size, is the inside of a solid.
+    // Shape can: a room is thicker than the walls around it and the objects in it. When the
+    // largest enclosed region on the other side of the air's surfaces is both thicker and at least
+    // half as large, the source is inside a solid and that region is the room.
     {
-        const auto [other, where] = largest_enclosed_neighbour(m, inside, walls, 0);
-        const double ratio = m.cavity ? 3.0 : 1.0;
-        if (static_cast<double>(other) > ratio * static_cast<double>(m.air_cells)) {
+        std::vector<size_t> air_cells;
+        air_cells.reserve(m.air_cells);
+        for (size_t i = 0; i < g.count(); ++i)
+            if (m.air[i]) air_cells.push_back(i);
+        const std::vector<size_t> other = largest_enclosed_neighbour(m, inside, walls, 0);
+        if (!other.empty() && 2 * other.size() >= m.air_cells &&
+            thickness(g, other) > thickness(g, air_cells)) {
             const double cell3 = g.h * g.h * g.h;
-            char vols[160];
-            std::snprintf(vols, sizeof vols, "%.2f m^3 around it lie(s) next to %.2f m^3",
-                          static_cast<double>(m.air_cells) * cell3, static_cast<double>(other) * cell3);
+            char vols[200];
+            std::snprintf(vols, sizeof vols,
+                          "the %.2f m^3 around it enclose a thicker space of %.2f m^3 near ",
+                          static_cast<double>(m.air_cells) * cell3,
+                          static_cast<double>(other.size()) * cell3);
             throw InputError(scene.display_name() + ": source \"" + src[0].name + "\" at " +
-                             fmt(src[0].position) +
-                             " is inside a wall, slab or closed object: the " + vols +
-                             " enclosed on the other side of its surfaces (near " +
-                             fmt(g.centre(where)) + "), which is more likely the room; move the source "
-                             "into the room's air");
+                             fmt(src[0].position) + " is inside a wall, slab or closed object: " +
+                             vols + fmt(g.centre(g.coords(other.front()))) +
+                             ", which is more likely the room; move the source into the room's air");
         }
     }
     for (size_t s = 1; s < src.size(); ++s) {
