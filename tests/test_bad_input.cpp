@@ -578,6 +578,21 @@ TEST_F(BadInput, GridTooLargeForTheMachine) {
     expect_rejected("info ok.json --max-frequency 200000", 3, {"ok.json", "max_frequency"});
 }
 
+TEST_F(BadInput, ModelFarTooLargeSuggestsCheckingItsUnits) {
+    // A 1000 x 1000 x 100 km "room" (a 1 km model in millimetres read as metres): even 20 Hz
+    // would not fit on any machine, so the message must not suggest lowering it to 0 Hz.
+    dir.write("s.json", SceneText()
+                            .set("geometry", R"({"box": [1e6, 1e6, 1e5]})")
+                            .set("simulation", R"({"max_frequency": 500})")
+                            .str());
+    const auto r = expect_rejected("info s.json", 3, {"s.json", "cells", "geometry.scale"});
+    EXPECT_EQ(r.err.find(" 0 Hz"), std::string::npos) << r.err;
+    // A speed of sound so small that the grid size overflows.
+    dir.write("s.json", SceneText().set("simulation", R"({"speed_of_sound": 1e-300})").str());
+    const auto c = expect_rejected("info s.json", 3, {"s.json", "speed_of_sound"});
+    EXPECT_EQ(c.err.find("inf PB"), std::string::npos) << c.err;
+}
+
 // --- command line -----------------------------------------------------------------------------
 
 TEST_F(BadInput, SliceWithUnknownAxis) {

@@ -27,8 +27,9 @@ std::string human_bytes(double b) {
         b /= 1000;
         ++u;
     }
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f %s", b, unit[u]);
+    if (!std::isfinite(b)) return "an unbounded amount of memory";
+    char buf[48];
+    std::snprintf(buf, sizeof buf, b < 1000 ? "%.1f %s" : "%.3g %s", b, unit[u]);
     return buf;
 }
 
@@ -59,11 +60,19 @@ void check_preprocess_memory(const Scene& scene, double cells) {
     std::snprintf(buf, sizeof buf, "%.0f", std::floor(fit));
     char cellbuf[32];
     std::snprintf(cellbuf, sizeof cellbuf, "%.3g", cells);
+    // Below the audible range lowering the frequency is no answer: the model is far too large
+    // for its settings, most often because its units are not metres.
+    const std::string advice =
+        std::isfinite(fit) && fit >= 20
+            ? std::string("Lower simulation.max_frequency to at most ") + buf +
+                  " Hz (or points_per_wavelength), or use a machine with more memory."
+            : std::string(
+                  "Even 20 Hz would not fit: check the model's size and units "
+                  "(geometry.scale), simulation.max_frequency and "
+                  "simulation.speed_of_sound.");
     throw ResourceError(scene.display_name() + ": the voxel grid is too large for this machine: " +
                         cellbuf + " cells need about " + human_bytes(need) +
-                        " to preprocess, and " + human_bytes(have) +
-                        " is available. Lower simulation.max_frequency to at most " + buf +
-                        " Hz (or points_per_wavelength), or use a machine with more memory.");
+                        " to preprocess, and " + human_bytes(have) + " is available. " + advice);
 }
 
 ResourceEstimate estimate_resources(const EstimateInputs& in) {
