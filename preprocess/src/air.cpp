@@ -223,6 +223,42 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
     const std::vector<uint8_t>& walls = m.classification.walls;
     m.inside_cells = static_cast<size_t>(std::count(inside.begin(), inside.end(), 1));
 
+    // Places the sources on cells flagged like the first source's position and floods the air
+    // from it; returns whether the air reached the grid's edge (and where).
+    std::vector<PlacedEmitter> src;
+    Vec3 leak_at;
+    auto seed_air = [&]() {
+        src.clear();
+        for (const Emitter& e : scene.sources) src.push_back(place(scene, e, "source", g, model, inside));
+        m.air.assign(g.count(), 0);
+        std::vector<size_t> queue;
+        queue.reserve(1 << 16);
+        const size_t seed = g.index(src[0].cell);
+        m.air[seed] = 1;
+        queue.push_back(seed);
+        bool leaked = false;
+        for (size_t head = 0; head < queue.size(); ++head) {
+            const Index3 c = g.coords(queue[head]);
+            if (g.on_edge(c) && !leaked) {
+                leaked = true;
+                leak_at = g.centre(c);
+            }
+            for (int n = 0; n < 6; ++n) {
+                const Index3 d = step(c, n);
+                if (!g.contains(d)) continue;
+                const size_t j = g.index(d);
+                // Never through a surface: the wall bit sits on the cell at the +1 side of the pair.
+                if (walls[n % 2 ? j : queue[head]] & (1 << (n / 2))) continue;
+                if (inside[j] && !m.air[j]) {
+                    m.air[j] = 1;
+                    queue.push_back(j);
+                }
+            }
+        }
+        m.air_cells = queue.size();
+        return leaked;
+    };
+
     // The first source says which convention the model follows; `inside` then flags the cells of
     // the source's kind.
     const Emitter& first = scene.sources.front();
@@ -230,50 +266,32 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
         m.cavity = true;
         for (auto& v : inside) v = !v;
     }
-
-    // Sources first: they seed the air.
-    std::vector<PlacedEmitter> src;
-    for (const Emitter& e : scene.sources) src.push_back(place(scene, e, "source", g, model, inside));
-
-    m.air.assign(g.count(), 0);
-    std::vector<size_t> queue;
-    queue.reserve(1 << 16);
-    const size_t seed = g.index(src[0].cell);
-    m.air[seed] = 1;
-    queue.push_back(seed);
-    bool leaked = false;
-    Vec3 leak_at;
-    for (size_t head = 0; head < queue.size(); ++head) {
-        const Index3 c = g.coords(queue[head]);
-        if (g.on_edge(c) && !leaked) {
-            leaked = true;
-            leak_at = g.centre(c);
+    bool leaked = seed_air();
+    if (leaked && m.cavity) {
+        // A source on a shell's surface (or within rounding of it) may test as outside it: read
+        // the model as a shell before calling the source outside the room.
+        const std::vector<PlacedEmitter> cavity_src = src;
+        const Vec3 cavity_leak = leak_at;
+        for (auto& v : inside) v = !v;
+        m.cavity = false;
+        bool shell_ok = false;
+        try {
+            shell_ok = !seed_air();
+        } catch (const InputError&) {
         }
-        for (int n = 0; n < 6; ++n) {
-            const Index3 d = step(c, n);
-            if (!g.contains(d)) continue;
-            const size_t j = g.index(d);
-            // Never through a surface: the wall bit sits on the cell at the +1 side of the pair.
-            if (walls[n % 2 ? j : queue[head]] & (1 << (n / 2))) continue;
-            if (inside[j] && !m.air[j]) {
-                m.air[j] = 1;
-                queue.push_back(j);
-            }
+        if (!shell_ok) {
+            throw InputError(scene.display_name() + ": source \"" + cavity_src[0].name + "\" at " +
+                             fmt(cavity_src[0].position) +
+                             " is not in an enclosed room: the space around it reaches the outside "
+                             "of the model near " + fmt(cavity_leak) +
+                             " (the source is outside the room, or the mesh is not closed there)");
         }
+        leaked = false;
     }
-    m.air_cells = queue.size();
-    std::vector<size_t>().swap(queue);
-    if (leaked && !m.cavity) {
+    if (leaked) {
         throw InputError(scene.display_name() + ": geometry: the air around source \"" +
                          src[0].name + "\" leaks out of the model near " + fmt(leak_at) +
                          ": the mesh is not closed there");
-    }
-    if (leaked) {
-        throw InputError(scene.display_name() + ": source \"" + src[0].name + "\" at " +
-                         fmt(src[0].position) +
-                         " is not in an enclosed room: the space around it reaches the outside of "
-                         "the model near " + fmt(leak_at) +
-                         " (the source is outside the room, or the mesh is not closed there)");
     }
     m.mesh_volume = mesh_air_volume(mesh, m);
     // Parity alone cannot tell the air of a shell from the inside of a thick wall, nor a cavity
