@@ -59,7 +59,8 @@ int main(int argc, char** argv) {
             if (r == 0) {
                 const auto& d = p.decomposition;
                 std::vector<std::pair<size_t, std::string>> shapes;
-                for (const auto& [shape, n] : d.shape_counts()) shapes.push_back({n, shape});
+                for (const auto& [shape, n] : d.shape_counts())
+                    shapes.push_back({n, shape});
                 std::sort(shapes.rbegin(), shapes.rend());
                 nlohmann::ordered_json common = nlohmann::ordered_json::object();
                 for (size_t i = 0; i < std::min<size_t>(8, shapes.size()); ++i)

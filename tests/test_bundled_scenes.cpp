@@ -20,7 +20,9 @@ namespace {
 namespace fs = std::filesystem;
 using ardent::test::source_dir;
 
-fs::path scenes_dir() { return source_dir() / "data" / "scenes"; }
+fs::path scenes_dir() {
+    return source_dir() / "data" / "scenes";
+}
 
 // Scenes that the library cannot preprocess yet, with the reason. While one of them still fails
 // with an InputError its tests are skipped (with the reason); once the library is fixed they run
@@ -52,22 +54,22 @@ Result run(const fs::path& file) {
 }
 
 // Preprocesses `file`, failing the test (or skipping it for a known issue) when that throws.
-#define ARDENT_PREPROCESS_OR_RETURN(result, file, stem)                                      \
-    Result result = run(file);                                                               \
-    if (!result.ok) {                                                                        \
-        const std::string issue_ = known_issue(stem);                                        \
-        if (!issue_.empty()) GTEST_SKIP() << issue_ << "\n(error: " << result.error << ")";  \
-        FAIL() << result.error;                                                              \
+#define ARDENT_PREPROCESS_OR_RETURN(result, file, stem)                                     \
+    Result result = run(file);                                                              \
+    if (!result.ok) {                                                                       \
+        const std::string issue_ = known_issue(stem);                                       \
+        if (!issue_.empty()) GTEST_SKIP() << issue_ << "\n(error: " << result.error << ")"; \
+        FAIL() << result.error;                                                             \
     }
 
 void print_volumes(const std::string& name, const ardent::Preprocessed& p, double reference,
                    double tolerance) {
-    std::printf("[ volumes  ] %-12s h = %.4f m, %zu air cells, air %.2f m^3, mesh %.2f m^3, "
-                "reference %.3f m^3, |diff| %.2f m^3 (%.2f %%), area %.1f m^2, tolerance %.2f m^3\n",
-                name.c_str(), p.air.grid.h, p.air.air_cells, p.air.air_volume(),
-                p.mesh.enclosed_volume(), reference, std::abs(p.air.air_volume() - reference),
-                100.0 * std::abs(p.air.air_volume() - reference) / reference, p.mesh.area(),
-                tolerance);
+    std::printf(
+        "[ volumes  ] %-12s h = %.4f m, %zu air cells, air %.2f m^3, mesh %.2f m^3, "
+        "reference %.3f m^3, |diff| %.2f m^3 (%.2f %%), area %.1f m^2, tolerance %.2f m^3\n",
+        name.c_str(), p.air.grid.h, p.air.air_cells, p.air.air_volume(), p.mesh.enclosed_volume(),
+        reference, std::abs(p.air.air_volume() - reference),
+        100.0 * std::abs(p.air.air_volume() - reference) / reference, p.mesh.area(), tolerance);
 }
 
 // A scene name as a test name ("two-rooms" -> "two_rooms").
@@ -98,8 +100,10 @@ TEST_P(BundledScene, Preprocesses) {
     EXPECT_FALSE(p.scene.receivers.empty());
     EXPECT_EQ(p.air.sources.size(), p.scene.sources.size());
     EXPECT_EQ(p.air.receivers.size(), p.scene.receivers.size());
-    for (const auto& e : p.air.sources) EXPECT_TRUE(p.air.is_air(e.cell)) << e.name;
-    for (const auto& e : p.air.receivers) EXPECT_TRUE(p.air.is_air(e.cell)) << e.name;
+    for (const auto& e : p.air.sources)
+        EXPECT_TRUE(p.air.is_air(e.cell)) << e.name;
+    for (const auto& e : p.air.receivers)
+        EXPECT_TRUE(p.air.is_air(e.cell)) << e.name;
     // Every material of the scene is used by some surface group (no dead entries).
     for (size_t m = 0; m < p.scene.materials.size(); ++m)
         EXPECT_NE(std::find(p.group_material.begin(), p.group_material.end(), static_cast<int>(m)),
@@ -143,12 +147,11 @@ TEST_P(AnalyticRoom, AirVolumeIsExactWithinOneCellLayer) {
     EXPECT_NEAR(p.air.air_volume(), a.volume, tolerance);
 }
 
-INSTANTIATE_TEST_SUITE_P(Data, AnalyticRoom,
-                         ::testing::Values(Analytic{"shoebox", 6.0 * 4.0 * 3.0,
-                                                    2 * (6.0 * 4.0 + 6.0 * 3.0 + 4.0 * 3.0)},
-                                           Analytic{"lshape", 108.0, 156.0},
-                                           Analytic{"two-rooms", 120.378, 185.42}),
-                         [](const auto& param_info) { return test_name(param_info.param.scene); });
+INSTANTIATE_TEST_SUITE_P(
+    Data, AnalyticRoom,
+    ::testing::Values(Analytic{"shoebox", 6.0 * 4.0 * 3.0, 2 * (6.0 * 4.0 + 6.0 * 3.0 + 4.0 * 3.0)},
+                      Analytic{"lshape", 108.0, 156.0}, Analytic{"two-rooms", 120.378, 185.42}),
+    [](const auto& param_info) { return test_name(param_info.param.scene); });
 
 // The two rooms are one air volume: a source in room A reaches receivers in room B through the
 // door, and the air on each side of the dividing wall is about a room's volume.
@@ -166,7 +169,8 @@ TEST(AnalyticRoom, TwoRoomsAreConnectedThroughTheDoor) {
                 (x < 5.1 ? a : b)++;
             }
     const double cell = g.h * g.h * g.h;
-    EXPECT_NEAR(static_cast<double>(a) * cell, 60.0, 20.0 * g.h + 0.2);  // room A plus half the door tunnel
+    EXPECT_NEAR(static_cast<double>(a) * cell, 60.0,
+                20.0 * g.h + 0.2);  // room A plus half the door tunnel
     EXPECT_NEAR(static_cast<double>(b) * cell, 60.0, 20.0 * g.h + 0.2);
     ASSERT_EQ(p.air.receivers.size(), 3u);
     EXPECT_GT(p.air.receivers[1].cell_centre.x, 5.2);  // placed in room B
@@ -182,9 +186,9 @@ TEST(AnalyticRoom, TwoRoomsAreConnectedThroughTheDoor) {
 
 struct RealModel {
     const char* name;
-    fs::path scene;                 // relative to the source directory
+    fs::path scene;  // relative to the source directory
     bool needs_shared;
-    double misoriented_furniture;   // m^3 of furniture counted with the wrong sign (see above)
+    double misoriented_furniture;  // m^3 of furniture counted with the wrong sign (see above)
     // For models whose air is the cavity between closed solids (the living room), the mesh's
     // enclosed volume is that of the solids, not of the air: the expected air volume and the area
     // of the surfaces facing the air are given instead (0: enclosed_volume() and area()).

@@ -19,7 +19,9 @@
 namespace ardent {
 namespace {
 
-bool pow2(int n) { return n > 0 && std::has_single_bit(static_cast<unsigned>(n)); }
+bool pow2(int n) {
+    return n > 0 && std::has_single_bit(static_cast<unsigned>(n));
+}
 
 void check_invariants(const AirModel& air, const Scene& scene, const Decomposition& d) {
     const Grid& g = air.grid;
@@ -28,13 +30,15 @@ void check_invariants(const AirModel& air, const Scene& scene, const Decompositi
     size_t covered = 0;
     for (int32_t p = 0; p < static_cast<int32_t>(d.partitions.size()); ++p) {
         const Partition& P = d.partitions[p];
-        for (int a = 0; a < 3; ++a) ASSERT_TRUE(pow2(P.size[a])) << "partition " << p;
+        for (int a = 0; a < 3; ++a)
+            ASSERT_TRUE(pow2(P.size[a])) << "partition " << p;
         for (int k = 0; k < P.size[2]; ++k)
             for (int j = 0; j < P.size[1]; ++j)
                 for (int i = 0; i < P.size[0]; ++i) {
                     const size_t idx = g.index(P.origin[0] + i, P.origin[1] + j, P.origin[2] + k);
                     ASSERT_TRUE(air.air[idx]) << "partition " << p << " holds a non-air cell";
-                    ASSERT_EQ(seen[idx], -1) << "partitions " << seen[idx] << " and " << p << " overlap";
+                    ASSERT_EQ(seen[idx], -1)
+                        << "partitions " << seen[idx] << " and " << p << " overlap";
                     seen[idx] = p;
                     ++covered;
                 }
@@ -111,7 +115,8 @@ void check_invariants(const AirModel& air, const Scene& scene, const Decompositi
     for (const PmlSlab& s : d.pml) {
         const Partition& P = d.partitions[s.partition];
         const int u = (s.axis + 1) % 3, v = (s.axis + 2) % 3;
-        ASSERT_EQ(s.lo[s.axis], s.side < 0 ? P.origin[s.axis] : P.origin[s.axis] + P.size[s.axis] - 1);
+        ASSERT_EQ(s.lo[s.axis],
+                  s.side < 0 ? P.origin[s.axis] : P.origin[s.axis] + P.size[s.axis] - 1);
         ASSERT_GE(s.depth, 5);
         for (int jv = s.lo[v]; jv < s.hi[v]; ++jv)
             for (int ju = s.lo[u]; ju < s.hi[u]; ++ju) {
@@ -146,7 +151,8 @@ void check_invariants(const AirModel& air, const Scene& scene, const Decompositi
     ASSERT_EQ(wall_faces, air.boundary_faces);
     ASSERT_EQ(absorbing + d.rigid_faces, wall_faces);
     size_t slab_faces = 0;
-    for (const auto& s : d.pml) slab_faces += s.faces();
+    for (const auto& s : d.pml)
+        slab_faces += s.faces();
     ASSERT_EQ(slab_faces, absorbing);
 }
 
@@ -172,19 +178,24 @@ struct Room {
     AirModel air;
 };
 
-Room make_room(const std::function<void(TriangleMesh&)>& build, Vec3 source, double h, double alpha) {
+Room make_room(const std::function<void(TriangleMesh&)>& build, Vec3 source, double h,
+               double alpha) {
     Room r;
     build(r.mesh);
     r.mesh.clean();
     r.scene = test::simple_scene(source, 343.0 / (2.6 * h), alpha);
-    r.air = build_air_model(r.scene, r.mesh, map_surfaces(r.scene, r.mesh), make_grid(r.mesh.bounds(), h, 2));
+    r.air = build_air_model(r.scene, r.mesh, map_surfaces(r.scene, r.mesh),
+                            make_grid(r.mesh.bounds(), h, 2));
     return r;
 }
 
 TEST(Decomposition, PowerOfTwoBoxIsOnePartition) {
     const double h = 0.125;
-    Room r = make_room([](TriangleMesh& m) { test::add_box(m, {0, 0, 0}, {4, 2, 1}, "room", true); },
-                       {1, 1, 0.5}, h, 0.2);
+    Room r = make_room(
+        [](TriangleMesh& m) {
+            test::add_box(m, {0, 0, 0}, {4, 2, 1}, "room", true);
+        },
+        {1, 1, 0.5}, h, 0.2);
     const Decomposition d = decompose(r.air, r.scene);
     ASSERT_EQ(d.partitions.size(), 1u);
     EXPECT_EQ(d.partitions[0].size, (Index3{32, 16, 8}));
@@ -197,8 +208,11 @@ TEST(Decomposition, PowerOfTwoBoxIsOnePartition) {
 
 TEST(Decomposition, RigidWallsGetNoPml) {
     const double h = 0.125;
-    Room r = make_room([](TriangleMesh& m) { test::add_box(m, {0, 0, 0}, {2, 1, 1}, "room", true); },
-                       {1, 0.5, 0.5}, h, 0.0);
+    Room r = make_room(
+        [](TriangleMesh& m) {
+            test::add_box(m, {0, 0, 0}, {2, 1, 1}, "room", true);
+        },
+        {1, 0.5, 0.5}, h, 0.0);
     const Decomposition d = decompose(r.air, r.scene);
     EXPECT_TRUE(d.pml.empty());
     EXPECT_EQ(d.rigid_faces, r.air.boundary_faces);
@@ -207,12 +221,16 @@ TEST(Decomposition, RigidWallsGetNoPml) {
 
 TEST(Decomposition, OddBoxHasSeveralPartitionsAndConsistentInterfaces) {
     const double h = 0.1;
-    Room r = make_room([](TriangleMesh& m) { test::add_box(m, {0, 0, 0}, {2.3, 1.7, 1.1}, "room", true); },
-                       {1, 1, 0.5}, h, 0.3);
+    Room r = make_room(
+        [](TriangleMesh& m) {
+            test::add_box(m, {0, 0, 0}, {2.3, 1.7, 1.1}, "room", true);
+        },
+        {1, 1, 0.5}, h, 0.3);
     const Decomposition d = decompose(r.air, r.scene);
     EXPECT_GT(d.partitions.size(), 4u);
     EXPECT_GT(d.interfaces.size(), 4u);
-    for (int a = 0; a < 3; ++a) EXPECT_GT(d.interfaces_on_axis(a), 0u);
+    for (int a = 0; a < 3; ++a)
+        EXPECT_GT(d.interfaces_on_axis(a), 0u);
     check_invariants(r.air, r.scene, d);
     expect_identical(d, decompose(r.air, r.scene));
 }
@@ -220,8 +238,11 @@ TEST(Decomposition, OddBoxHasSeveralPartitionsAndConsistentInterfaces) {
 TEST(Decomposition, ThinPartitionsGetSeparateInterfaceColours) {
     // 5 cells wide along x: at most 4 + 1, so a 1-wide partition sits between two interfaces.
     const double h = 0.1;
-    Room r = make_room([](TriangleMesh& m) { test::add_box(m, {0, 0, 0}, {0.5, 0.4, 0.4}, "room", true); },
-                       {0.25, 0.2, 0.2}, h, 0.3);
+    Room r = make_room(
+        [](TriangleMesh& m) {
+            test::add_box(m, {0, 0, 0}, {0.5, 0.4, 0.4}, "room", true);
+        },
+        {0.25, 0.2, 0.2}, h, 0.3);
     const Decomposition d = decompose(r.air, r.scene);
     check_invariants(r.air, r.scene, d);
 }

@@ -204,7 +204,9 @@ TEST(Voxelize, SourceInsideAClosedCabinetIsRejected) {
         build_air_model(s, m, map_surfaces(s, m), make_grid(m.bounds(), h, 2));
         FAIL() << "a source inside a cabinet was accepted";
     } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("inside a wall, slab or closed object"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("inside a wall, slab or closed object"),
+                  std::string::npos)
+            << e.what();
         EXPECT_NE(std::string(e.what()).find("S1"), std::string::npos) << e.what();
     }
 }

@@ -1,7 +1,7 @@
 #include "ardent/preprocess/air.h"
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <deque>
 #include <limits>
 
@@ -22,7 +22,8 @@ std::string fmt_m(double d) {
     return buf;
 }
 
-constexpr int kNeighbour[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
+constexpr int kNeighbour[6][3] = {{-1, 0, 0}, {1, 0, 0},  {0, -1, 0},
+                                  {0, 1, 0},  {0, 0, -1}, {0, 0, 1}};
 
 Index3 step(Index3 c, int n) {
     return {c[0] + kNeighbour[n][0], c[1] + kNeighbour[n][1], c[2] + kNeighbour[n][2]};
@@ -47,8 +48,8 @@ bool nearest_flagged(const Grid& g, const std::vector<uint8_t>& flag, Vec3 p, Ve
 // one cell; otherwise says where it is and where the nearest air is.
 PlacedEmitter place(const Scene& scene, const Emitter& e, const char* kind, const Grid& g,
                     const Box3& model, const std::vector<uint8_t>& flag) {
-    const std::string who = scene.display_name() + ": " + kind + " \"" + e.name + "\" at " +
-                            fmt(e.position);
+    const std::string who =
+        scene.display_name() + ": " + kind + " \"" + e.name + "\" at " + fmt(e.position);
     if (!model.contains(e.position)) {
         throw InputError(who + " is outside the model, which spans x " + fmt_m(model.lo.x) +
                          " to " + fmt_m(model.hi.x) + ", y " + fmt_m(model.lo.y) + " to " +
@@ -75,8 +76,9 @@ PlacedEmitter place(const Scene& scene, const Emitter& e, const char* kind, cons
     }
     Vec3 near;
     if (nearest_flagged(g, flag, e.position, near)) {
-        throw InputError(who + " is not in the room's air: it is inside a wall or an object, or "
-                               "outside the room (the nearest air is at " +
+        throw InputError(who +
+                         " is not in the room's air: it is inside a wall or an object, or "
+                         "outside the room (the nearest air is at " +
                          fmt(near) + ", " + fmt_m(norm(near - e.position)) + " away)");
     }
     throw InputError(who + " is not in any air: the model encloses no air at this resolution");
@@ -99,14 +101,24 @@ double mesh_air_volume(const TriangleMesh& mesh, const AirModel& m) {
             std::swap(p[1], p[2]);
             area = -area;
         }
-        const int i0 = std::max(0, static_cast<int>(std::ceil((std::min({p[0].x, p[1].x, p[2].x}) - g.origin.x) / hc - 0.5)));
-        const int i1 = std::min(nx - 1, static_cast<int>(std::floor((std::max({p[0].x, p[1].x, p[2].x}) - g.origin.x) / hc - 0.5)));
-        const int j0 = std::max(0, static_cast<int>(std::ceil((std::min({p[0].y, p[1].y, p[2].y}) - g.origin.y) / hc - 0.5)));
-        const int j1 = std::min(ny - 1, static_cast<int>(std::floor((std::max({p[0].y, p[1].y, p[2].y}) - g.origin.y) / hc - 0.5)));
+        const int i0 = std::max(
+            0, static_cast<int>(
+                   std::ceil((std::min({p[0].x, p[1].x, p[2].x}) - g.origin.x) / hc - 0.5)));
+        const int i1 = std::min(
+            nx - 1, static_cast<int>(
+                        std::floor((std::max({p[0].x, p[1].x, p[2].x}) - g.origin.x) / hc - 0.5)));
+        const int j0 = std::max(
+            0, static_cast<int>(
+                   std::ceil((std::min({p[0].y, p[1].y, p[2].y}) - g.origin.y) / hc - 0.5)));
+        const int j1 = std::min(
+            ny - 1, static_cast<int>(
+                        std::floor((std::max({p[0].y, p[1].y, p[2].y}) - g.origin.y) / hc - 0.5)));
         for (int j = j0; j <= j1; ++j)
             for (int i = i0; i <= i1; ++i) {
                 const double x = g.origin.x + (i + 0.5) * hc, y = g.origin.y + (j + 0.5) * hc;
-                auto e = [&](Vec3 a, Vec3 b) { return (b.x - a.x) * (y - a.y) - (b.y - a.y) * (x - a.x); };
+                auto e = [&](Vec3 a, Vec3 b) {
+                    return (b.x - a.x) * (y - a.y) - (b.y - a.y) * (x - a.x);
+                };
                 // Half-open edges so a ray through a shared edge is counted once.
                 auto in = [&](double ev, Vec3 a, Vec3 b) {
                     return ev > 0 || (ev == 0 && (b.y < a.y || (b.y == a.y && b.x > a.x)));
@@ -114,7 +126,8 @@ double mesh_air_volume(const TriangleMesh& mesh, const AirModel& m) {
                 const double e0 = e(p[1], p[2]), e1 = e(p[2], p[0]), e2 = e(p[0], p[1]);
                 if (!in(e0, p[1], p[2]) || !in(e1, p[2], p[0]) || !in(e2, p[0], p[1])) continue;
                 const double z = (e0 * p[0].z + e1 * p[1].z + e2 * p[2].z) / area;
-                cross[static_cast<size_t>(j) * nx + i].push_back(static_cast<float>(z - g.origin.z));
+                cross[static_cast<size_t>(j) * nx + i].push_back(
+                    static_cast<float>(z - g.origin.z));
             }
     }
     const int want = m.cavity ? 0 : 1;
@@ -131,7 +144,8 @@ double mesh_air_volume(const TriangleMesh& mesh, const AirModel& m) {
             const int ck = static_cast<int>(std::floor(mid / g.h));
             bool near_air = false;
             for (int dj = -1; dj <= 1 && !near_air; ++dj)
-                for (int di = -1; di <= 1 && !near_air; ++di) near_air = m.is_air({ci + di, cj + dj, ck});
+                for (int di = -1; di <= 1 && !near_air; ++di)
+                    near_air = m.is_air({ci + di, cj + dj, ck});
             if (near_air) volume += static_cast<double>(zs[k + 1] - zs[k]);
         }
     }
@@ -177,7 +191,8 @@ std::vector<size_t> largest_enclosed_neighbour(const AirModel& m, const std::vec
 // Thickness of a region in cells: how many layers peeling it from its boundary takes.
 int thickness(const Grid& g, const std::vector<size_t>& cells) {
     std::vector<uint8_t> in(g.count(), 0);
-    for (size_t i : cells) in[i] = 1;
+    for (size_t i : cells)
+        in[i] = 1;
     std::vector<size_t> layer, next;
     for (size_t i : cells) {
         const Index3 c = g.coords(i);
@@ -192,7 +207,8 @@ int thickness(const Grid& g, const std::vector<size_t>& cells) {
     int depth = 0;
     while (!layer.empty()) {
         ++depth;
-        for (size_t i : layer) in[i] = 2;
+        for (size_t i : layer)
+            in[i] = 2;
         next.clear();
         for (size_t i : layer) {
             const Index3 c = g.coords(i);
@@ -229,7 +245,8 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
     Vec3 leak_at;
     auto seed_air = [&]() {
         src.clear();
-        for (const Emitter& e : scene.sources) src.push_back(place(scene, e, "source", g, model, inside));
+        for (const Emitter& e : scene.sources)
+            src.push_back(place(scene, e, "source", g, model, inside));
         m.air.assign(g.count(), 0);
         std::vector<size_t> queue;
         queue.reserve(1 << 16);
@@ -247,7 +264,8 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
                 const Index3 d = step(c, n);
                 if (!g.contains(d)) continue;
                 const size_t j = g.index(d);
-                // Never through a surface: the wall bit sits on the cell at the +1 side of the pair.
+                // Never through a surface: the wall bit sits on the cell at the +1 side of the
+                // pair.
                 if (walls[n % 2 ? j : queue[head]] & (1 << (n / 2))) continue;
                 if (inside[j] && !m.air[j]) {
                     m.air[j] = 1;
@@ -264,7 +282,8 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
     const Emitter& first = scene.sources.front();
     if (model.contains(first.position) && !point_inside(mesh, first.position)) {
         m.cavity = true;
-        for (auto& v : inside) v = !v;
+        for (auto& v : inside)
+            v = !v;
     }
     bool leaked = seed_air();
     if (leaked && m.cavity) {
@@ -272,7 +291,8 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
         // the model as a shell before calling the source outside the room.
         const std::vector<PlacedEmitter> cavity_src = src;
         const Vec3 cavity_leak = leak_at;
-        for (auto& v : inside) v = !v;
+        for (auto& v : inside)
+            v = !v;
         m.cavity = false;
         bool shell_ok = false;
         try {
@@ -283,7 +303,8 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
             throw InputError(scene.display_name() + ": source \"" + cavity_src[0].name + "\" at " +
                              fmt(cavity_src[0].position) +
                              " is not in an enclosed room: the space around it reaches the outside "
-                             "of the model near " + fmt(cavity_leak) +
+                             "of the model near " +
+                             fmt(cavity_leak) +
                              " (the source is outside the room, or the mesh is not closed there)");
         }
         leaked = false;
@@ -313,17 +334,20 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
                           "the %.2f m^3 around it enclose a thicker space of %.2f m^3 near ",
                           static_cast<double>(m.air_cells) * cell3,
                           static_cast<double>(other.size()) * cell3);
-            throw InputError(scene.display_name() + ": source \"" + src[0].name + "\" at " +
-                             fmt(src[0].position) + " is inside a wall, slab or closed object: " +
-                             vols + fmt(g.centre(g.coords(other.front()))) +
-                             ", which is more likely the room; move the source into the room's air");
+            throw InputError(
+                scene.display_name() + ": source \"" + src[0].name + "\" at " +
+                fmt(src[0].position) + " is inside a wall, slab or closed object: " + vols +
+                fmt(g.centre(g.coords(other.front()))) +
+                ", which is more likely the room; move the source into the room's air");
         }
     }
     for (size_t s = 1; s < src.size(); ++s) {
         if (!m.air[g.index(src[s].cell)]) {
             throw InputError(scene.display_name() + ": source \"" + src[s].name + "\" at " +
-                             fmt(src[s].position) + " is in a room whose air is not connected to "
-                             "that of source \"" + src[0].name + "\" at " + fmt(src[0].position) +
+                             fmt(src[s].position) +
+                             " is in a room whose air is not connected to "
+                             "that of source \"" +
+                             src[0].name + "\" at " + fmt(src[0].position) +
                              ": simulate them in separate scenes, or open a door between them");
         }
     }
@@ -338,8 +362,9 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
     const SurfaceBand band = surface_band(mesh, g, 1.5);
     m.material.assign(g.count(), -1);
     auto material_of = [&](size_t i) -> int16_t {
-        return band.group[i] < 0 ? int16_t{-1}
-                                 : static_cast<int16_t>(group_material[static_cast<size_t>(band.group[i])]);
+        return band.group[i] < 0
+                   ? int16_t{-1}
+                   : static_cast<int16_t>(group_material[static_cast<size_t>(band.group[i])]);
     };
     size_t boundary = 0, faces = 0, uncovered = 0;
     Box3 uncovered_box;
@@ -371,9 +396,11 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
     m.boundary_cells = boundary;
     m.boundary_faces = faces;
     m.uncovered_faces = uncovered;
-    if (faces > 0 && static_cast<double>(uncovered) > kMaxUncoveredBoundaryShare * static_cast<double>(faces)) {
+    if (faces > 0 &&
+        static_cast<double>(uncovered) > kMaxUncoveredBoundaryShare * static_cast<double>(faces)) {
         char share[32];
-        std::snprintf(share, sizeof share, "%.1f %%", 100.0 * static_cast<double>(uncovered) / static_cast<double>(faces));
+        std::snprintf(share, sizeof share, "%.1f %%",
+                      100.0 * static_cast<double>(uncovered) / static_cast<double>(faces));
         throw InputError(scene.display_name() + ": geometry: the mesh is open: " + share +
                          " of the air's boundary (" + std::to_string(uncovered) +
                          " cell faces, between " + fmt(uncovered_box.lo) + " and " +

@@ -7,7 +7,9 @@
 namespace ardent {
 namespace {
 
-int floor_pow2(int n) { return n <= 0 ? 0 : static_cast<int>(std::bit_floor(static_cast<unsigned>(n))); }
+int floor_pow2(int n) {
+    return n <= 0 ? 0 : static_cast<int>(std::bit_floor(static_cast<unsigned>(n)));
+}
 
 size_t rect_area(int axis, const Index3& lo, const Index3& hi) {
     const int u = (axis + 1) % 3, v = (axis + 2) % 3;
@@ -21,7 +23,7 @@ size_t rect_area(int axis, const Index3& lo, const Index3& hi) {
 // with power-of-two sides that is all free air is claimed; ties go to the most cubical. Cells left
 // with cubes of side 1 are swept last in memory order. Deterministic: no hashing, no threads.
 class BoxFinder {
-public:
+  public:
     BoxFinder(const AirModel& air, int max_side) : g_(air.grid), max_side_(max_side) {
         free_ = air.air;
         run_.assign(g_.count(), 0);
@@ -87,17 +89,21 @@ public:
         return out;
     }
 
-private:
-    static size_t level(int side) { return static_cast<size_t>(std::bit_width(static_cast<unsigned>(side)) - 1); }
+  private:
+    static size_t level(int side) {
+        return static_cast<size_t>(std::bit_width(static_cast<unsigned>(side)) - 1);
+    }
 
     // Side (below `limit`) of the largest free cube anchored at c, from the x runs.
     int cube_side(Index3 c, int limit) const {
         int s = 0;
-        while (s < limit && c[0] + s < g_.dims[0] && c[1] + s < g_.dims[1] && c[2] + s < g_.dims[2]) {
+        while (s < limit && c[0] + s < g_.dims[0] && c[1] + s < g_.dims[1] &&
+               c[2] + s < g_.dims[2]) {
             const int t = s + 1;  // a cube of side t needs every one of its t*t rows to run >= t
             bool ok = true;
             for (int z = 0; z < t && ok; ++z)
-                for (int y = 0; y < t && ok; ++y) ok = run_[g_.index(c[0], c[1] + y, c[2] + z)] >= t;
+                for (int y = 0; y < t && ok; ++y)
+                    ok = run_[g_.index(c[0], c[1] + y, c[2] + z)] >= t;
             if (!ok) break;
             s = t;
         }
@@ -115,16 +121,19 @@ private:
             int y_cap = std::min(g_.dims[1] - s[1], max_side_);
             for (int z = s[2]; z < g_.dims[2] && static_cast<int>(rows.size()) < max_side_; ++z) {
                 int r = 0;
-                while (r < y_cap && run_[g_.index(s[0], s[1] + r, z)] >= X) ++r;
+                while (r < y_cap && run_[g_.index(s[0], s[1] + r, z)] >= X)
+                    ++r;
                 if (r == 0) break;
                 rows.push_back(r);
                 y_cap = r;  // later layers only matter up to this many rows
             }
             for (int Y = floor_pow2(rows.empty() ? 0 : rows[0]); Y >= 1; Y >>= 1) {
                 int zfree = 0;
-                while (zfree < static_cast<int>(rows.size()) && rows[zfree] >= Y) ++zfree;
+                while (zfree < static_cast<int>(rows.size()) && rows[zfree] >= Y)
+                    ++zfree;
                 const int Z = floor_pow2(zfree);
-                const size_t vol = static_cast<size_t>(X) * static_cast<size_t>(Y) * static_cast<size_t>(Z);
+                const size_t vol =
+                    static_cast<size_t>(X) * static_cast<size_t>(Y) * static_cast<size_t>(Z);
                 const int aspect = std::max({X, Y, Z}) / std::min({X, Y, Z});
                 if (vol > best_vol || (vol == best_vol && aspect < best_aspect)) {
                     best_vol = vol;
@@ -210,13 +219,15 @@ void find_interfaces(const Grid& g, Decomposition& d) {
             }
         }
         f.color = 0;
-        while (used.count(f.color)) ++f.color;
+        while (used.count(f.color))
+            ++f.color;
         by_partition[f.left].push_back(i);
         by_partition[f.right].push_back(i);
     }
-    std::stable_sort(d.interfaces.begin(), d.interfaces.end(), [](const Interface& x, const Interface& y) {
-        return x.axis != y.axis ? x.axis < y.axis : x.color < y.color;
-    });
+    std::stable_sort(d.interfaces.begin(), d.interfaces.end(),
+                     [](const Interface& x, const Interface& y) {
+                         return x.axis != y.axis ? x.axis < y.axis : x.color < y.color;
+                     });
 }
 
 void find_pml(const AirModel& air, const Scene& scene, Decomposition& d) {
@@ -260,7 +271,8 @@ void find_pml(const AirModel& air, const Scene& scene, Decomposition& d) {
                         const int m = mat[at];
                         if (m < 0 || done[at]) continue;
                         int w = 1;
-                        while (ju + w < nu && mat[at + w] == m && !done[at + w]) ++w;
+                        while (ju + w < nu && mat[at + w] == m && !done[at + w])
+                            ++w;
                         int hgt = 1;
                         for (; jv + hgt < nv; ++hgt) {
                             bool row_ok = true;
@@ -271,7 +283,8 @@ void find_pml(const AirModel& air, const Scene& scene, Decomposition& d) {
                             if (!row_ok) break;
                         }
                         for (int y = 0; y < hgt; ++y)
-                            for (int x = 0; x < w; ++x) done[static_cast<size_t>(jv + y) * nu + ju + x] = 1;
+                            for (int x = 0; x < w; ++x)
+                                done[static_cast<size_t>(jv + y) * nu + ju + x] = 1;
                         PmlSlab s{};
                         s.partition = p;
                         s.axis = a;
@@ -293,18 +306,24 @@ void find_pml(const AirModel& air, const Scene& scene, Decomposition& d) {
 
 }  // namespace
 
-size_t Interface::faces() const { return rect_area(axis, lo, hi); }
-size_t PmlSlab::faces() const { return rect_area(axis, lo, hi); }
+size_t Interface::faces() const {
+    return rect_area(axis, lo, hi);
+}
+size_t PmlSlab::faces() const {
+    return rect_area(axis, lo, hi);
+}
 
 size_t Decomposition::cells_in_partitions() const {
     size_t n = 0;
-    for (const auto& p : partitions) n += p.cells();
+    for (const auto& p : partitions)
+        n += p.cells();
     return n;
 }
 
 size_t Decomposition::pml_cells() const {
     size_t n = 0;
-    for (const auto& s : pml) n += s.faces() * static_cast<size_t>(s.depth);
+    for (const auto& s : pml)
+        n += s.faces() * static_cast<size_t>(s.depth);
     return n;
 }
 
@@ -337,7 +356,8 @@ double Decomposition::share_in_partitions_at_least(int side) const {
     return all ? static_cast<double>(big) / static_cast<double>(all) : 0.0;
 }
 
-Decomposition decompose(const AirModel& air, const Scene& scene, const DecompositionOptions& options) {
+Decomposition decompose(const AirModel& air, const Scene& scene,
+                        const DecompositionOptions& options) {
     Decomposition d;
     d.pml_depth = options.pml_depth;
     d.partitions = BoxFinder(air, floor_pow2(options.max_partition_side)).run();

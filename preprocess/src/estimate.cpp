@@ -82,7 +82,8 @@ ResourceEstimate estimate_resources(const EstimateInputs& in) {
     e.dt_fdtd = fdtd_time_step(e.fdtd_h, in.c);
     const double ratio = in.h / e.fdtd_h;
     e.fdtd_cells = 1;
-    for (int a = 0; a < 3; ++a) e.fdtd_cells *= std::ceil(in.bbox_cells[a] * ratio) + 2;
+    for (int a = 0; a < 3; ++a)
+        e.fdtd_cells *= std::ceil(in.bbox_cells[a] * ratio) + 2;
 
     const double cells = static_cast<double>(in.partition_cells);
     const double pml = static_cast<double>(in.pml_cells);

@@ -6,7 +6,9 @@
 namespace ardent {
 namespace {
 
-nlohmann::ordered_json vec(Vec3 v) { return {v.x, v.y, v.z}; }
+nlohmann::ordered_json vec(Vec3 v) {
+    return {v.x, v.y, v.z};
+}
 
 nlohmann::ordered_json emitters(const std::vector<PlacedEmitter>& list) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
@@ -44,23 +46,22 @@ nlohmann::ordered_json info_json(const Preprocessed& p) {
     j["air_convention"] = p.air.cavity ? "cavity" : "shell";
     j["partitions"] = d.partitions.size();
     nlohmann::ordered_json shapes = nlohmann::ordered_json::object();
-    for (const auto& [shape, n] : d.shape_counts()) shapes[shape] = n;
+    for (const auto& [shape, n] : d.shape_counts())
+        shapes[shape] = n;
     j["partition_shapes"] = shapes;
     j["share_in_partitions_16"] = d.share_in_partitions_at_least(16);
     j["interfaces"] = d.interfaces.size();
     j["interfaces_by_axis"] = {{"x", d.interfaces_on_axis(0)},
                                {"y", d.interfaces_on_axis(1)},
                                {"z", d.interfaces_on_axis(2)}};
-    j["interface_colors_by_axis"] = {{"x", d.colors_on_axis(0)},
-                                     {"y", d.colors_on_axis(1)},
-                                     {"z", d.colors_on_axis(2)}};
+    j["interface_colors_by_axis"] = {
+        {"x", d.colors_on_axis(0)}, {"y", d.colors_on_axis(1)}, {"z", d.colors_on_axis(2)}};
     j["pml_slabs"] = d.pml.size();
     j["pml_cells"] = d.pml_cells();
     j["pml_depth"] = d.pml_depth;
     j["rigid_faces"] = d.rigid_faces;
-    j["memory_bytes"] = {{"ard_cpu", e.memory_ard_cpu},
-                         {"ard_gpu", e.memory_ard_gpu},
-                         {"fdtd", e.memory_fdtd}};
+    j["memory_bytes"] = {
+        {"ard_cpu", e.memory_ard_cpu}, {"ard_gpu", e.memory_ard_gpu}, {"fdtd", e.memory_fdtd}};
     j["seconds_per_simulated_second"] = {{"ard_cpu", e.sps_ard_cpu},
                                          {"ard_gpu", e.sps_ard_gpu},
                                          {"fdtd_cpu", e.sps_fdtd_cpu},
@@ -92,10 +93,10 @@ std::string info_text(const Preprocessed& p) {
     std::ostringstream o;
     char b[512];
 // A macro so the compiler checks each format string against its arguments.
-#define line(...)                                 \
-    do {                                          \
+#define line(...)                                \
+    do {                                         \
         std::snprintf(b, sizeof b, __VA_ARGS__); \
-        o << b << "\n";                           \
+        o << b << "\n";                          \
     } while (0)
     line("scene            %s (%s)", p.scene.name.c_str(), p.scene.display_name().c_str());
     line("solver           %s, max frequency %.0f Hz, %.2f points per wavelength",
@@ -129,15 +130,17 @@ std::string info_text(const Preprocessed& p) {
          mem["ard_cpu"].get<double>() / 1e9, mem["ard_gpu"].get<double>() / 1e9,
          mem["fdtd"].get<double>() / 1e9);
     const auto& t = j["seconds_per_simulated_second"];
-    line("time per sim. s  ARD CPU %.3g s, ARD GPU %.3g s, FDTD CPU %.3g s, FDTD GPU %.3g s "
-         "(estimates)",
-         t["ard_cpu"].get<double>(), t["ard_gpu"].get<double>(), t["fdtd_cpu"].get<double>(),
-         t["fdtd_gpu"].get<double>());
+    line(
+        "time per sim. s  ARD CPU %.3g s, ARD GPU %.3g s, FDTD CPU %.3g s, FDTD GPU %.3g s "
+        "(estimates)",
+        t["ard_cpu"].get<double>(), t["ard_gpu"].get<double>(), t["fdtd_cpu"].get<double>(),
+        t["fdtd_gpu"].get<double>());
     const MeshReport& m = p.mesh.report;
-    line("mesh             %zu triangles in %zu groups; removed %zu degenerate, %zu duplicate; "
-         "%zu open and %zu non-manifold edges",
-         p.mesh.triangles.size(), p.mesh.groups.size(), m.degenerate_removed, m.duplicates_removed,
-         m.boundary_edges, m.non_manifold_edges);
+    line(
+        "mesh             %zu triangles in %zu groups; removed %zu degenerate, %zu duplicate; "
+        "%zu open and %zu non-manifold edges",
+        p.mesh.triangles.size(), p.mesh.groups.size(), m.degenerate_removed, m.duplicates_removed,
+        m.boundary_edges, m.non_manifold_edges);
     for (const auto& s : p.air.sources)
         line("source           %s at (%.3f, %.3f, %.3f) -> cell centre (%.3f, %.3f, %.3f)",
              s.name.c_str(), s.position.x, s.position.y, s.position.z, s.cell_centre.x,

@@ -15,7 +15,8 @@ std::string SurfaceGroup::label() const {
 Box3 TriangleMesh::bounds() const {
     Box3 b;
     for (const auto& t : triangles) {
-        for (uint32_t i : t.v) b.expand(vertices[i]);
+        for (uint32_t i : t.v)
+            b.expand(vertices[i]);
     }
     return b;
 }
@@ -23,8 +24,8 @@ Box3 TriangleMesh::bounds() const {
 double TriangleMesh::area() const {
     double a = 0;
     for (const auto& t : triangles) {
-        a += 0.5 * norm(cross(vertices[t.v[1]] - vertices[t.v[0]],
-                              vertices[t.v[2]] - vertices[t.v[0]]));
+        a += 0.5 *
+             norm(cross(vertices[t.v[1]] - vertices[t.v[0]], vertices[t.v[2]] - vertices[t.v[0]]));
     }
     return a;
 }
@@ -35,8 +36,7 @@ double TriangleMesh::enclosed_volume() const {
     const Vec3 c = b.empty() ? Vec3{} : (b.lo + b.hi) * 0.5;
     double v = 0;
     for (const auto& t : triangles) {
-        v += dot(vertices[t.v[0]] - c,
-                 cross(vertices[t.v[1]] - c, vertices[t.v[2]] - c));
+        v += dot(vertices[t.v[0]] - c, cross(vertices[t.v[1]] - c, vertices[t.v[2]] - c));
     }
     return std::abs(v) / 6.0;
 }
@@ -58,8 +58,10 @@ void TriangleMesh::clean() {
     kept.reserve(triangles.size());
     std::map<std::array<uint32_t, 3>, bool> seen;
     for (Triangle t : triangles) {
-        for (auto& i : t.v) i = remap[i];
-        const Vec3 n = cross(vertices[t.v[1]] - vertices[t.v[0]], vertices[t.v[2]] - vertices[t.v[0]]);
+        for (auto& i : t.v)
+            i = remap[i];
+        const Vec3 n =
+            cross(vertices[t.v[1]] - vertices[t.v[0]], vertices[t.v[2]] - vertices[t.v[0]]);
         const double scale = std::max({norm(vertices[t.v[1]] - vertices[t.v[0]]),
                                        norm(vertices[t.v[2]] - vertices[t.v[0]]), 1e-300});
         if (t.v[0] == t.v[1] || t.v[1] == t.v[2] || t.v[0] == t.v[2] ||

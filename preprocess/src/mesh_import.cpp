@@ -4,9 +4,9 @@
 #include <fstream>
 #include <map>
 
-#include <assimp/Importer.hpp>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
+#include <assimp/Importer.hpp>
 
 #include "ardent/preprocess/errors.h"
 
@@ -36,7 +36,8 @@ void collect(const aiScene* s, const aiNode* node, const aiMatrix4x4& parent, do
         const uint32_t base = static_cast<uint32_t>(out.vertices.size());
         for (unsigned i = 0; i < mesh->mNumVertices; ++i) {
             aiVector3D p = m * mesh->mVertices[i];
-            out.vertices.push_back({static_cast<double>(p.x) * scale, static_cast<double>(p.y) * scale,
+            out.vertices.push_back({static_cast<double>(p.x) * scale,
+                                    static_cast<double>(p.y) * scale,
                                     static_cast<double>(p.z) * scale});
         }
         for (unsigned f = 0; f < mesh->mNumFaces; ++f) {
@@ -67,7 +68,8 @@ TriangleMesh import_mesh(const std::filesystem::path& file, double scale) {
 
     Assimp::Importer importer;
     // Keep points and lines out; triangulate polygons; no vertex welding here (clean() does it).
-    importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
+    importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE,
+                                aiPrimitiveType_POINT | aiPrimitiveType_LINE);
     const aiScene* s = importer.ReadFile(
         name, aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure);
     if (!s || !s->mRootNode) {

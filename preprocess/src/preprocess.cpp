@@ -19,7 +19,8 @@ Grid scene_grid(const Scene& scene, const TriangleMesh& mesh) {
     const double h = scene.simulation.cell_size();
     const Box3 b = mesh.bounds();
     double cells = 1;
-    for (int a = 0; a < 3; ++a) cells *= std::ceil((b.hi[a] - b.lo[a]) / h) + 2 * kGridPadding;
+    for (int a = 0; a < 3; ++a)
+        cells *= std::ceil((b.hi[a] - b.lo[a]) / h) + 2 * kGridPadding;
     check_preprocess_memory(scene, cells);
     return make_grid(b, h, kGridPadding);
 }
@@ -31,7 +32,8 @@ size_t Preprocessed::listener_points() const {
     const Grid& g = air.grid;
     for (int k = 0; k < g.dims[2]; k += every)
         for (int j = 0; j < g.dims[1]; j += every)
-            for (int i = 0; i < g.dims[0]; i += every) n += air.air[g.index(i, j, k)];
+            for (int i = 0; i < g.dims[0]; i += every)
+                n += air.air[g.index(i, j, k)];
     return n;
 }
 
@@ -44,15 +46,15 @@ ResourceEstimate Preprocessed::estimate() const {
     in.pml_cells = decomposition.pml_cells();
     std::set<std::array<int, 3>> shapes;
     for (const auto& p : decomposition.partitions) {
-        if (shapes.insert(p.size).second)
-            in.distinct_shape_cells += p.cells();
+        if (shapes.insert(p.size).second) in.distinct_shape_cells += p.cells();
         in.largest_partition_cells = std::max(in.largest_partition_cells, p.cells());
     }
     in.sources = scene.sources.size();
     in.receivers = scene.receivers.size();
     in.listener_points = listener_points();
     const Box3 b = mesh.bounds();
-    for (int a = 0; a < 3; ++a) in.bbox_cells[a] = cells_for_extent(b.hi[a] - b.lo[a], in.h);
+    for (int a = 0; a < 3; ++a)
+        in.bbox_cells[a] = cells_for_extent(b.hi[a] - b.lo[a], in.h);
     return estimate_resources(in);
 }
 

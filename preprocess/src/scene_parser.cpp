@@ -29,7 +29,7 @@ std::string describe(const Json& v) {
 
 // Walks the JSON tree carrying the key path for messages.
 class Reader {
-public:
+  public:
     Reader(std::string file, std::string path) : file_(std::move(file)), path_(std::move(path)) {}
 
     [[noreturn]] void fail(const std::string& what) const {
@@ -54,7 +54,8 @@ public:
             std::string near = nearest_word(k, allowed);
             if (!near.empty()) msg += " (did you mean \"" + near + "\"?)";
             std::string list;
-            for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+            for (const auto& a : allowed)
+                list += (list.empty() ? "" : ", ") + a;
             key(k).fail(msg + "; valid keys here: " + list);
         }
     }
@@ -77,7 +78,8 @@ public:
         std::string s = string(v);
         if (std::find(options.begin(), options.end(), s) != options.end()) return s;
         std::string list;
-        for (const auto& o : options) list += (list.empty() ? "" : ", ") + ("\"" + o + "\"");
+        for (const auto& o : options)
+            list += (list.empty() ? "" : ", ") + ("\"" + o + "\"");
         std::string near = nearest_word(s, options);
         fail("expected one of " + list + ", got \"" + s + "\"" +
              (near.empty() ? "" : " (did you mean \"" + near + "\"?)"));
@@ -87,7 +89,7 @@ public:
         return {item(0).number(v[0]), item(1).number(v[1]), item(2).number(v[2])};
     }
 
-private:
+  private:
     std::string file_;
     std::string path_;
 };
@@ -243,13 +245,15 @@ void parse_materials(const Json& m, const Reader& r, std::vector<Material>& out)
         mat.name = name;
         auto check = [](const Reader& rr, double x) {
             if (x < 0 || x > 1)
-                rr.fail("expected an absorption coefficient between 0 and 1, got " + Json(x).dump());
+                rr.fail("expected an absorption coefficient between 0 and 1, got " +
+                        Json(x).dump());
             return x;
         };
         if (a.is_object()) {
             mat.per_band = true;
             std::vector<std::string> bands;
-            for (int b : kOctaveBandsHz) bands.push_back(std::to_string(b));
+            for (int b : kOctaveBandsHz)
+                bands.push_back(std::to_string(b));
             ra.check_keys(a, bands);
             for (size_t b = 0; b < bands.size(); ++b) {
                 if (!a.contains(bands[b]))
@@ -316,7 +320,8 @@ void parse_simulation(const Json& s, const Reader& r, SimulationSettings& out) {
 std::string nearest_word(std::string_view word, const std::vector<std::string>& candidates) {
     auto distance = [](std::string_view a, std::string_view b) {
         std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-        for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+        for (size_t j = 0; j <= b.size(); ++j)
+            prev[j] = j;
         for (size_t i = 1; i <= a.size(); ++i) {
             cur[0] = i;
             for (size_t j = 1; j <= b.size(); ++j) {
@@ -369,7 +374,8 @@ Scene parse_scene(std::string_view text, const std::filesystem::path& file) {
         std::string mat = rs.key(pattern).string(v);
         if (sc.material_index(mat) < 0) {
             std::vector<std::string> names;
-            for (const auto& m : sc.materials) names.push_back(m.name);
+            for (const auto& m : sc.materials)
+                names.push_back(m.name);
             std::string near = nearest_word(mat, names);
             rs.key(pattern).fail("material \"" + mat + "\" is not defined in \"materials\"" +
                                  (near.empty() ? "" : " (did you mean \"" + near + "\"?)"));
@@ -395,14 +401,14 @@ Scene parse_scene(std::string_view text, const std::filesystem::path& file) {
             sc.listener_grid_every = e.get<int>();
         }
     }
-    if (j.contains("simulation")) parse_simulation(j["simulation"], r.key("simulation"), sc.simulation);
+    if (j.contains("simulation"))
+        parse_simulation(j["simulation"], r.key("simulation"), sc.simulation);
     if (j.contains("output")) {
         Reader ro = r.key("output");
         ro.check_keys(j["output"], {"sample_rate"});
         if (j["output"].contains("sample_rate")) {
             const Json& v = j["output"]["sample_rate"];
-            if (!v.is_number_integer() || v.get<long long>() < 8000 ||
-                v.get<long long>() > 384000)
+            if (!v.is_number_integer() || v.get<long long>() < 8000 || v.get<long long>() > 384000)
                 ro.key("sample_rate")
                     .fail("expected a whole number of Hz from 8000 to 384000, got " + describe(v));
             sc.output_sample_rate = v.get<int>();
@@ -424,8 +430,9 @@ Scene load_scene(const std::filesystem::path& file) {
     if (in.bad()) throw InputError(file.string() + ": read error");
     std::string text = ss.str();
     if (text.find_first_not_of(" \t\r\n") == std::string::npos)
-        throw InputError(file.string() + ": the file is empty, expected an ardent-scene/1 JSON "
-                                         "object");
+        throw InputError(file.string() +
+                         ": the file is empty, expected an ardent-scene/1 JSON "
+                         "object");
     return parse_scene(text, file);
 }
 

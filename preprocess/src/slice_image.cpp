@@ -51,7 +51,8 @@ SliceSpec parse_slice(std::string_view text) {
     errno = 0;
     const double v = std::strtod(t.c_str() + 2, &end);
     if (end == t.c_str() + 2 || *end != '\0' || errno == ERANGE || !std::isfinite(v))
-        throw InputError("--slice \"" + t + "\": \"" + t.substr(2) + "\" is not a number of metres");
+        throw InputError("--slice \"" + t + "\": \"" + t.substr(2) +
+                         "\" is not a number of metres");
     return {t[0] - 'x', v};
 }
 
@@ -62,12 +63,24 @@ std::array<uint8_t, 3> material_colour(int material) {
     const double x = c * (1 - std::abs(std::fmod(hue, 2.0) - 1));
     double r = 0, g = 0, b = 0;
     switch (static_cast<int>(hue)) {
-        case 0: r = c, g = x; break;
-        case 1: r = x, g = c; break;
-        case 2: g = c, b = x; break;
-        case 3: g = x, b = c; break;
-        case 4: r = x, b = c; break;
-        default: r = c, b = x; break;
+        case 0:
+            r = c, g = x;
+            break;
+        case 1:
+            r = x, g = c;
+            break;
+        case 2:
+            g = c, b = x;
+            break;
+        case 3:
+            g = x, b = c;
+            break;
+        case 4:
+            r = x, b = c;
+            break;
+        default:
+            r = c, b = x;
+            break;
     }
     const double m = v - c;
     auto byte = [&](double f) { return static_cast<uint8_t>(std::lround(255 * (f + m))); };
@@ -80,8 +93,10 @@ RgbImage render_slice(const Preprocessed& p, const SliceSpec& slice, int max_pix
     const int layer = static_cast<int>(std::floor((slice.coordinate - g.origin[a]) / g.h));
     if (layer < 0 || layer >= g.dims[a]) {
         char buf[160];
-        std::snprintf(buf, sizeof buf, "--slice %c=%g: outside the model's grid, which spans %c from %.3f to %.3f m",
-                      'x' + a, slice.coordinate, 'x' + a, g.origin[a], g.origin[a] + g.dims[a] * g.h);
+        std::snprintf(buf, sizeof buf,
+                      "--slice %c=%g: outside the model's grid, which spans %c from %.3f to %.3f m",
+                      'x' + a, slice.coordinate, 'x' + a, g.origin[a],
+                      g.origin[a] + g.dims[a] * g.h);
         throw InputError(buf);
     }
     // Horizontal and vertical image axes: the other two in x, y, z order; vertical points up.
@@ -111,10 +126,12 @@ RgbImage render_slice(const Preprocessed& p, const SliceSpec& slice, int max_pix
         for (int ih = 0; ih < nh; ++ih) {
             const size_t idx = g.index(cell_at(ih, iv));
             std::array<uint8_t, 3> col = kWall;
-            if (p.air.air[idx]) col = p.air.material[idx] >= 0 ? material_colour(p.air.material[idx]) : kAir;
+            if (p.air.air[idx])
+                col = p.air.material[idx] >= 0 ? material_colour(p.air.material[idx]) : kAir;
             const int y0 = (nv - 1 - iv) * s;
             for (int dy = 0; dy < s; ++dy)
-                for (int dx = 0; dx < s; ++dx) put(ih * s + dx, y0 + dy, col);
+                for (int dx = 0; dx < s; ++dx)
+                    put(ih * s + dx, y0 + dy, col);
             if (owner.empty() || !p.air.air[idx]) continue;
             // Partition outlines: the left and top edges of a cell whose neighbour there is air
             // of another partition (walls are outlined by the colour change itself).
@@ -122,12 +139,14 @@ RgbImage render_slice(const Preprocessed& p, const SliceSpec& slice, int max_pix
             if (ih > 0) {
                 const int32_t o = owner[g.index(cell_at(ih - 1, iv))];
                 if (o >= 0 && o != me)
-                    for (int dy = 0; dy < s; ++dy) put(ih * s, y0 + dy, kOutline);
+                    for (int dy = 0; dy < s; ++dy)
+                        put(ih * s, y0 + dy, kOutline);
             }
             if (iv + 1 < nv) {
                 const int32_t o = owner[g.index(cell_at(ih, iv + 1))];
                 if (o >= 0 && o != me)
-                    for (int dx = 0; dx < s; ++dx) put(ih * s + dx, y0, kOutline);
+                    for (int dx = 0; dx < s; ++dx)
+                        put(ih * s + dx, y0, kOutline);
             }
         }
     auto mark = [&](const PlacedEmitter& e, std::array<uint8_t, 3> col) {
@@ -138,8 +157,10 @@ RgbImage render_slice(const Preprocessed& p, const SliceSpec& slice, int max_pix
             for (int dx = -r; dx <= r; ++dx)
                 if (dx * dx + dy * dy <= r * r) put(cx + dx, cy + dy, col);
     };
-    for (const auto& e : p.air.sources) mark(e, kSource);
-    for (const auto& e : p.air.receivers) mark(e, kReceiver);
+    for (const auto& e : p.air.sources)
+        mark(e, kSource);
+    for (const auto& e : p.air.receivers)
+        mark(e, kReceiver);
     return img;
 }
 
@@ -147,7 +168,8 @@ void write_png(const std::filesystem::path& file, const RgbImage& image, bool ov
     const std::string name = file.string();
     std::error_code ec;
     if (!overwrite && std::filesystem::exists(file, ec))
-        throw InputError(name + ": already exists; choose another name or pass --force to replace it");
+        throw InputError(name +
+                         ": already exists; choose another name or pass --force to replace it");
     const auto dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
     if (!std::filesystem::is_directory(dir, ec))
         throw InputError(name + ": the folder " + dir.string() + " does not exist");

@@ -30,7 +30,8 @@ std::vector<int> map_surfaces(const Scene& scene, const TriangleMesh& mesh) {
     if (count > 0)
         throw InputError(scene.display_name() + ": surfaces: " + std::to_string(count) +
                          " surface group(s) of the model match no pattern (add them, or map "
-                         "\"*\" to a material):" + unmapped);
+                         "\"*\" to a material):" +
+                         unmapped);
     return out;
 }
 

@@ -15,18 +15,24 @@ struct P2 {
     bool operator<(const P2& o) const { return x < o.x || (x == o.x && y < o.y); }
 };
 
-double orient(P2 a, P2 b, P2 q) { return (b.x - a.x) * (q.y - a.y) - (b.y - a.y) * (q.x - a.x); }
+double orient(P2 a, P2 b, P2 q) {
+    return (b.x - a.x) * (q.y - a.y) - (b.y - a.y) * (q.x - a.x);
+}
 
 // Evaluated with the edge's endpoints in a fixed order, so the two triangles sharing an edge get
 // exactly opposite values and a point on it is never counted twice or missed.
-double edge_fn(P2 a, P2 b, P2 q) { return b < a ? -orient(b, a, q) : orient(a, b, q); }
+double edge_fn(P2 a, P2 b, P2 q) {
+    return b < a ? -orient(b, a, q) : orient(a, b, q);
+}
 
 bool top_left(P2 a, P2 b) {
     const double dy = b.y - a.y, dx = b.x - a.x;
     return dy < 0 || (dy == 0 && dx > 0);
 }
 
-bool covers(double e, P2 a, P2 b) { return e > 0 || (e == 0 && top_left(a, b)); }
+bool covers(double e, P2 a, P2 b) {
+    return e > 0 || (e == 0 && top_left(a, b));
+}
 
 // Toggles, per ray along `axis`, the first cell beyond each crossing; a prefix XOR then gives the
 // parity of every cell centre. Rows of the (u, v) plane are split between threads by v.
@@ -48,7 +54,8 @@ void rasterize_axis(const TriangleMesh& mesh, const Grid& g, int axis, std::vect
         for (const Triangle& t : mesh.triangles) {
             Vec3 p[3] = {mesh.vertices[t.v[0]], mesh.vertices[t.v[1]], mesh.vertices[t.v[2]]};
             P2 q[3];
-            for (int i = 0; i < 3; ++i) q[i] = {p[i][u], p[i][v]};
+            for (int i = 0; i < 3; ++i)
+                q[i] = {p[i][u], p[i][v]};
             double area = orient(q[0], q[1], q[2]);
             if (area == 0) continue;  // parallel to the rays
             if (area < 0) {
@@ -61,10 +68,14 @@ void rasterize_axis(const TriangleMesh& mesh, const Grid& g, int axis, std::vect
             const double vmin = std::min({q[0].y, q[1].y, q[2].y});
             const double vmax = std::max({q[0].y, q[1].y, q[2].y});
             // Columns whose centres (origin + (i + 0.5) h) fall in the bounding rectangle.
-            const int iu0 = std::max(0, static_cast<int>(std::ceil((umin - g.origin[u]) / h - 0.5)));
-            const int iu1 = std::min(nu - 1, static_cast<int>(std::floor((umax - g.origin[u]) / h - 0.5)));
-            const int iv0 = std::max(v_lo, static_cast<int>(std::ceil((vmin - g.origin[v]) / h - 0.5)));
-            const int iv1 = std::min(v_hi - 1, static_cast<int>(std::floor((vmax - g.origin[v]) / h - 0.5)));
+            const int iu0 =
+                std::max(0, static_cast<int>(std::ceil((umin - g.origin[u]) / h - 0.5)));
+            const int iu1 =
+                std::min(nu - 1, static_cast<int>(std::floor((umax - g.origin[u]) / h - 0.5)));
+            const int iv0 =
+                std::max(v_lo, static_cast<int>(std::ceil((vmin - g.origin[v]) / h - 0.5)));
+            const int iv1 =
+                std::min(v_hi - 1, static_cast<int>(std::floor((vmax - g.origin[v]) / h - 0.5)));
             for (int iv = iv0; iv <= iv1; ++iv) {
                 const double cv = g.origin[v] + (iv + 0.5) * h;
                 for (int iu = iu0; iu <= iu1; ++iu) {
@@ -104,7 +115,8 @@ bool point_inside(const TriangleMesh& mesh, Vec3 pt) {
         for (const Triangle& t : mesh.triangles) {
             Vec3 p[3] = {mesh.vertices[t.v[0]], mesh.vertices[t.v[1]], mesh.vertices[t.v[2]]};
             P2 q[3];
-            for (int i = 0; i < 3; ++i) q[i] = {p[i][u], p[i][v]};
+            for (int i = 0; i < 3; ++i)
+                q[i] = {p[i][u], p[i][v]};
             double area = orient(q[0], q[1], q[2]);
             if (area == 0) continue;
             if (area < 0) {
@@ -167,7 +179,8 @@ Classification classify_cells(const TriangleMesh& mesh, const Grid& g) {
 }
 
 double point_triangle_distance(Vec3 p, Vec3 a, Vec3 b, Vec3 c) {
-    // Closest point by Voronoi regions of the triangle (Ericson, Real-Time Collision Detection 5.1.5).
+    // Closest point by Voronoi regions of the triangle (Ericson, Real-Time Collision
+    // Detection 5.1.5).
     const Vec3 ab = b - a, ac = c - a, ap = p - a;
     const double d1 = dot(ab, ap), d2 = dot(ac, ap);
     if (d1 <= 0 && d2 <= 0) return norm(ap);
@@ -221,7 +234,8 @@ SurfaceBand surface_band(const TriangleMesh& mesh, const Grid& g, double radius_
             bb.expand(b);
             bb.expand(c);
             auto lo_idx = [&](int ax) {
-                return std::max(0, static_cast<int>(std::floor((bb.lo[ax] - r - g.origin[ax]) / g.h)));
+                return std::max(0,
+                                static_cast<int>(std::floor((bb.lo[ax] - r - g.origin[ax]) / g.h)));
             };
             auto hi_idx = [&](int ax) {
                 return std::min(g.dims[ax] - 1,
@@ -237,8 +251,10 @@ SurfaceBand surface_band(const TriangleMesh& mesh, const Grid& g, double radius_
                     const double cv = g.origin[v] + (iv + 0.5) * g.h;
                     // Plane coordinate along w at this column.
                     const double pw = (d0 - nrm[u] * cu - nrm[v] * cv) / nrm[w];
-                    int k0 = static_cast<int>(std::floor((std::max(pw - reach, bb.lo[w] - r) - g.origin[w]) / g.h));
-                    int k1 = static_cast<int>(std::floor((std::min(pw + reach, bb.hi[w] + r) - g.origin[w]) / g.h));
+                    int k0 = static_cast<int>(
+                        std::floor((std::max(pw - reach, bb.lo[w] - r) - g.origin[w]) / g.h));
+                    int k1 = static_cast<int>(
+                        std::floor((std::min(pw + reach, bb.hi[w] + r) - g.origin[w]) / g.h));
                     k0 = std::max(k0, lo_idx(w));
                     k1 = std::min(k1, hi_idx(w));
                     for (int k = k0; k <= k1; ++k) {

@@ -7,7 +7,8 @@ namespace ardent::test {
 void add_box(TriangleMesh& m, Vec3 lo, Vec3 hi, const std::string& group, bool inward, int n,
              const std::function<bool(int, int, int)>& skip) {
     uint32_t g = 0;
-    while (g < m.groups.size() && m.groups[g].node != group) ++g;
+    while (g < m.groups.size() && m.groups[g].node != group)
+        ++g;
     if (g == m.groups.size()) m.groups.push_back({group, group});
     int face = 0;
     for (int axis = 0; axis < 3; ++axis) {
@@ -43,7 +44,8 @@ void add_box(TriangleMesh& m, Vec3 lo, Vec3 hi, const std::string& group, bool i
 void rotate(TriangleMesh& m, Vec3 c, double rz, double rx) {
     for (Vec3& p : m.vertices) {
         Vec3 q = p - c;
-        Vec3 r{q.x * std::cos(rz) - q.y * std::sin(rz), q.x * std::sin(rz) + q.y * std::cos(rz), q.z};
+        Vec3 r{q.x * std::cos(rz) - q.y * std::sin(rz), q.x * std::sin(rz) + q.y * std::cos(rz),
+               q.z};
         q = {r.x, r.y * std::cos(rx) - r.z * std::sin(rx), r.y * std::sin(rx) + r.z * std::cos(rx)};
         p = q + c;
     }

@@ -1,5 +1,6 @@
 #include "test_support.h"
 
+#include <sys/wait.h>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -7,13 +8,18 @@
 #include <random>
 #include <set>
 #include <sstream>
-#include <sys/wait.h>
 
 namespace ardent::test {
 
-std::filesystem::path source_dir() { return ARDENT_SOURCE_DIR; }
-std::filesystem::path shared_dir() { return ARDENT_SHARED_DIR; }
-bool have_shared() { return std::filesystem::is_directory(shared_dir() / "data" / "models"); }
+std::filesystem::path source_dir() {
+    return ARDENT_SOURCE_DIR;
+}
+std::filesystem::path shared_dir() {
+    return ARDENT_SHARED_DIR;
+}
+bool have_shared() {
+    return std::filesystem::is_directory(shared_dir() / "data" / "models");
+}
 
 ScratchDir::ScratchDir() {
     std::random_device rd;
@@ -39,7 +45,8 @@ std::string ScratchDir::listing() const {
     for (const auto& e : std::filesystem::recursive_directory_iterator(path_))
         names.insert(std::filesystem::relative(e.path(), path_).string());
     std::string out;
-    for (const auto& n : names) out += n + "\n";
+    for (const auto& n : names)
+        out += n + "\n";
     return out;
 }
 
@@ -55,8 +62,8 @@ std::string slurp(const std::filesystem::path& p) {
 CommandResult run_ardent(const std::string& args, const std::filesystem::path& cwd) {
     ScratchDir io;
     const std::string cmd = "cd '" + cwd.string() + "' && '" + std::string(ARDENT_CLI) + "' " +
-                            args + " >'" + (io / "out").string() + "' 2>'" +
-                            (io / "err").string() + "'";
+                            args + " >'" + (io / "out").string() + "' 2>'" + (io / "err").string() +
+                            "'";
     const int status = std::system(cmd.c_str());
     CommandResult r;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

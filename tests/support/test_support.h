@@ -13,7 +13,7 @@ bool have_shared();
 
 // A fresh, empty directory removed when the object dies.
 class ScratchDir {
-public:
+  public:
     ScratchDir();
     ~ScratchDir();
     ScratchDir(const ScratchDir&) = delete;
@@ -24,7 +24,7 @@ public:
     // Names of every entry below the directory, sorted (to check nothing was written).
     std::string listing() const;
 
-private:
+  private:
     std::filesystem::path path_;
 };
 

@@ -3,10 +3,11 @@
 // ray parity at the first source: the room is the inside of one closed shell (the source is
 // "inside" the mesh), or a cavity enclosed by closed solids such as thick walls, slabs and
 // furniture (the source is "outside" every solid, and the cavity must not reach the outside).
-// Every source and receiver is then with every source and receiver snapped to an air cell centre and
-// every boundary air cell given the material of the nearest surface. Sources or receivers outside
-// that air, sources in disconnected rooms, and models whose air leaks out or whose air boundary is
-// not covered by the mesh (an open model) are InputErrors naming the object and the place.
+// Every source and receiver is then with every source and receiver snapped to an air cell centre
+// and every boundary air cell given the material of the nearest surface. Sources or receivers
+// outside that air, sources in disconnected rooms, and models whose air leaks out or whose air
+// boundary is not covered by the mesh (an open model) are InputErrors naming the object and the
+// place.
 #pragma once
 
 #include <cstdint>
@@ -29,18 +30,18 @@ struct PlacedEmitter {
 
 struct AirModel {
     Grid grid;
-    std::vector<uint8_t> air;        // 1 for simulated air cells
-    std::vector<int16_t> material;   // for boundary air cells and the non-air cells touching air:
-                                     // the material of the nearest surface; -1 elsewhere
+    std::vector<uint8_t> air;       // 1 for simulated air cells
+    std::vector<int16_t> material;  // for boundary air cells and the non-air cells touching air:
+                                    // the material of the nearest surface; -1 elsewhere
     std::vector<PlacedEmitter> sources, receivers;
     size_t air_cells = 0;
-    size_t boundary_cells = 0;       // air cells with at least one non-air face neighbour
-    size_t boundary_faces = 0;       // air/non-air cell faces
-    size_t uncovered_faces = 0;      // of those, faces with no mesh surface within the band
-    size_t inside_cells = 0;         // cells classified inside the mesh, connected or not
-    bool cavity = false;             // air is a cavity between closed solids (else a shell's inside)
-    double mesh_volume = 0;          // volume the mesh's surfaces enclose around the air (m^3)
-    Classification classification;   // the voting statistics (inside vector released)
+    size_t boundary_cells = 0;      // air cells with at least one non-air face neighbour
+    size_t boundary_faces = 0;      // air/non-air cell faces
+    size_t uncovered_faces = 0;     // of those, faces with no mesh surface within the band
+    size_t inside_cells = 0;        // cells classified inside the mesh, connected or not
+    bool cavity = false;            // air is a cavity between closed solids (else a shell's inside)
+    double mesh_volume = 0;         // volume the mesh's surfaces enclose around the air (m^3)
+    Classification classification;  // the voting statistics (inside vector released)
 
     bool is_air(Index3 c) const { return grid.contains(c) && air[grid.index(c)] != 0; }
     // Material of the wall behind the face between air cell `a` and its non-air neighbour `b`.

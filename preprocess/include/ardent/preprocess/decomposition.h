@@ -27,11 +27,11 @@ struct Partition {
 // Air-air interface between `left` (below the plane along `axis`) and `right` (above it).
 struct Interface {
     int axis;
-    int plane;        // index along `axis` of the right partition's first cell layer
-    Index3 lo, hi;    // face rectangle, half open in the two tangential axes; lo/hi[axis] = plane
+    int plane;      // index along `axis` of the right partition's first cell layer
+    Index3 lo, hi;  // face rectangle, half open in the two tangential axes; lo/hi[axis] = plane
     int32_t left, right;
     int depth_left, depth_right;  // cells of the 3-deep stencil layer each side really has
-    int color;        // interfaces of one axis and colour write disjoint cells
+    int color;                    // interfaces of one axis and colour write disjoint cells
     size_t faces() const;
 };
 
@@ -39,10 +39,10 @@ struct Interface {
 struct PmlSlab {
     int32_t partition;
     int axis;
-    int side;         // -1: wall below the partition along axis, +1: above
-    Index3 lo, hi;    // face rectangle of the partition's boundary cells (half open tangentially)
+    int side;       // -1: wall below the partition along axis, +1: above
+    Index3 lo, hi;  // face rectangle of the partition's boundary cells (half open tangentially)
     int material;
-    int depth;        // layer thickness in cells
+    int depth;  // layer thickness in cells
     size_t faces() const;
 };
 
@@ -53,10 +53,10 @@ struct DecompositionOptions {
 
 struct Decomposition {
     std::vector<Partition> partitions;
-    std::vector<Interface> interfaces;   // sorted by axis, then colour
-    std::vector<PmlSlab> pml;            // only for materials that absorb
-    std::vector<int32_t> owner;          // partition per grid cell, -1 outside air
-    size_t rigid_faces = 0;              // air-wall faces of non-absorbing materials (no PML)
+    std::vector<Interface> interfaces;  // sorted by axis, then colour
+    std::vector<PmlSlab> pml;           // only for materials that absorb
+    std::vector<int32_t> owner;         // partition per grid cell, -1 outside air
+    size_t rigid_faces = 0;             // air-wall faces of non-absorbing materials (no PML)
     int pml_depth = 0;
 
     size_t cells_in_partitions() const;

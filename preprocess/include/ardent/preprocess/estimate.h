@@ -1,6 +1,6 @@
-// Time steps, memory and run-time estimates for a decomposed scene, and the memory check made before
-// the voxel grid is allocated. Memory figures count the arrays each solver allocates per cell;
-// run-time figures divide the work per simulated second by nominal throughputs (documented in
+// Time steps, memory and run-time estimates for a decomposed scene, and the memory check made
+// before the voxel grid is allocated. Memory figures count the arrays each solver allocates per
+// cell; run-time figures divide the work per simulated second by nominal throughputs (documented in
 // docs/info.md) until bench/ measures the solvers.
 #pragma once
 
@@ -18,8 +18,12 @@ inline constexpr double kArdCourant = 0.45;
 inline constexpr double kFdtdCourant = 0.57735026918962576;
 inline constexpr double kFdtdPointsPerWavelength = 10.0;
 
-inline double ard_time_step(double h, double c) { return kArdCourant * h / c; }
-inline double fdtd_time_step(double h, double c) { return kFdtdCourant * h / c; }
+inline double ard_time_step(double h, double c) {
+    return kArdCourant * h / c;
+}
+inline double fdtd_time_step(double h, double c) {
+    return kFdtdCourant * h / c;
+}
 
 // Bytes preprocessing needs per grid cell (classification, surface band, air, owner, runs).
 inline constexpr double kPreprocessBytesPerCell = 24.0;
@@ -36,7 +40,7 @@ struct ResourceEstimate {
     double dt_ard = 0, dt_fdtd = 0;
     double fdtd_h = 0;
     double fdtd_cells = 0;  // cells of the FDTD grid (the whole bounding box at FDTD resolution)
-    double memory_ard_cpu = 0, memory_ard_gpu = 0, memory_fdtd = 0;  // bytes
+    double memory_ard_cpu = 0, memory_ard_gpu = 0, memory_fdtd = 0;               // bytes
     double sps_ard_cpu = 0, sps_ard_gpu = 0, sps_fdtd_cpu = 0, sps_fdtd_gpu = 0;  // s per sim s
 };
 

@@ -32,9 +32,10 @@ struct Grid {
     }
     // Stride in cells of one step along an axis.
     size_t stride(int axis) const {
-        return axis == 0 ? 1
-                         : (axis == 1 ? static_cast<size_t>(dims[0])
-                                      : static_cast<size_t>(dims[0]) * static_cast<size_t>(dims[1]));
+        return axis == 0
+                   ? 1
+                   : (axis == 1 ? static_cast<size_t>(dims[0])
+                                : static_cast<size_t>(dims[0]) * static_cast<size_t>(dims[1]));
     }
     Vec3 centre(Index3 c) const {
         return {origin.x + (c[0] + 0.5) * h, origin.y + (c[1] + 0.5) * h,
@@ -51,8 +52,8 @@ struct Grid {
                c[2] < dims[2];
     }
     bool on_edge(Index3 c) const {
-        return c[0] == 0 || c[1] == 0 || c[2] == 0 || c[0] == dims[0] - 1 ||
-               c[1] == dims[1] - 1 || c[2] == dims[2] - 1;
+        return c[0] == 0 || c[1] == 0 || c[2] == 0 || c[0] == dims[0] - 1 || c[1] == dims[1] - 1 ||
+               c[2] == dims[2] - 1;
     }
 };
 

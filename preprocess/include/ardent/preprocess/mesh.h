@@ -13,8 +13,8 @@
 namespace ardent {
 
 struct SurfaceGroup {
-    std::string node;      // node (object) name in the model; "" if none
-    std::string material;  // material name in the model; "" if none
+    std::string node;           // node (object) name in the model; "" if none
+    std::string material;       // material name in the model; "" if none
     std::string label() const;  // "node/material" for messages
 };
 

@@ -46,7 +46,7 @@ struct Geometry {
 };
 
 struct SimulationSettings {
-    std::string solver = "ard";  // "ard" | "fdtd"
+    std::string solver = "ard";   // "ard" | "fdtd"
     std::string device = "auto";  // "auto" | "cpu" | "cuda"
     double max_frequency = 1000.0;
     double duration = 1.0;

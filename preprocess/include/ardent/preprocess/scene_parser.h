@@ -1,5 +1,5 @@
-// Reading and validating `ardent-scene/1` files (spec section 3). Every error is an InputError whose
-// message starts with the file name and the key path (`scene.json: simulation.max_frequency:
+// Reading and validating `ardent-scene/1` files (spec section 3). Every error is an InputError
+// whose message starts with the file name and the key path (`scene.json: simulation.max_frequency:
 // expected a positive number, got -5`); JSON syntax errors carry line and column; unknown keys are
 // rejected with the nearest valid key suggested.
 #pragma once

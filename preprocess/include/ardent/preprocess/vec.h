@@ -23,11 +23,15 @@ struct Vec3 {
     friend auto operator<=>(const Vec3&, const Vec3&) = default;
 };
 
-inline double dot(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+inline double dot(Vec3 a, Vec3 b) {
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
 inline Vec3 cross(Vec3 a, Vec3 b) {
     return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
-inline double norm(Vec3 a) { return std::sqrt(dot(a, a)); }
+inline double norm(Vec3 a) {
+    return std::sqrt(dot(a, a));
+}
 
 struct Box3 {
     Vec3 lo{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(),

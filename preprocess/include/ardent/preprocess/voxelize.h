@@ -32,9 +32,9 @@ Classification classify_cells(const TriangleMesh& mesh, const Grid& grid);
 bool point_inside(const TriangleMesh& mesh, Vec3 p);
 
 struct SurfaceBand {
-    float radius = 0;               // in metres: cells farther than this have no entry
-    std::vector<float> distance;    // per cell: distance from the centre to the nearest triangle
-    std::vector<int32_t> group;     // per cell: that triangle's group, -1 if none within radius
+    float radius = 0;             // in metres: cells farther than this have no entry
+    std::vector<float> distance;  // per cell: distance from the centre to the nearest triangle
+    std::vector<int32_t> group;   // per cell: that triangle's group, -1 if none within radius
 };
 
 // Nearest surface group for every cell whose centre lies within `radius_cells` * h of the mesh.
