@@ -93,43 +93,10 @@ double mesh_air_volume(const TriangleMesh& mesh, const AirModel& m) {
     const double hc = 0.5 * g.h;
     const int nx = 2 * g.dims[0], ny = 2 * g.dims[1];
     std::vector<std::vector<float>> cross(static_cast<size_t>(nx) * ny);
-    for (const Triangle& t : mesh.triangles) {
-        Vec3 p[3] = {mesh.vertices[t.v[0]], mesh.vertices[t.v[1]], mesh.vertices[t.v[2]]};
-        double area = (p[1].x - p[0].x) * (p[2].y - p[0].y) - (p[1].y - p[0].y) * (p[2].x - p[0].x);
-        if (area == 0) continue;
-        if (area < 0) {
-            std::swap(p[1], p[2]);
-            area = -area;
-        }
-        const int i0 = std::max(
-            0, static_cast<int>(
-                   std::ceil((std::min({p[0].x, p[1].x, p[2].x}) - g.origin.x) / hc - 0.5)));
-        const int i1 = std::min(
-            nx - 1, static_cast<int>(
-                        std::floor((std::max({p[0].x, p[1].x, p[2].x}) - g.origin.x) / hc - 0.5)));
-        const int j0 = std::max(
-            0, static_cast<int>(
-                   std::ceil((std::min({p[0].y, p[1].y, p[2].y}) - g.origin.y) / hc - 0.5)));
-        const int j1 = std::min(
-            ny - 1, static_cast<int>(
-                        std::floor((std::max({p[0].y, p[1].y, p[2].y}) - g.origin.y) / hc - 0.5)));
-        for (int j = j0; j <= j1; ++j)
-            for (int i = i0; i <= i1; ++i) {
-                const double x = g.origin.x + (i + 0.5) * hc, y = g.origin.y + (j + 0.5) * hc;
-                auto e = [&](Vec3 a, Vec3 b) {
-                    return (b.x - a.x) * (y - a.y) - (b.y - a.y) * (x - a.x);
-                };
-                // Half-open edges so a ray through a shared edge is counted once.
-                auto in = [&](double ev, Vec3 a, Vec3 b) {
-                    return ev > 0 || (ev == 0 && (b.y < a.y || (b.y == a.y && b.x > a.x)));
-                };
-                const double e0 = e(p[1], p[2]), e1 = e(p[2], p[0]), e2 = e(p[0], p[1]);
-                if (!in(e0, p[1], p[2]) || !in(e1, p[2], p[0]) || !in(e2, p[0], p[1])) continue;
-                const double z = (e0 * p[0].z + e1 * p[1].z + e2 * p[2].z) / area;
-                cross[static_cast<size_t>(j) * nx + i].push_back(
-                    static_cast<float>(z - g.origin.z));
-            }
-    }
+    const RayLattice rays{2, g.origin.x, g.origin.y, hc, nx, 0, ny};
+    for_each_ray_crossing(mesh, rays, [&](int i, int j, double z) {
+        cross[static_cast<size_t>(j) * nx + i].push_back(static_cast<float>(z - g.origin.z));
+    });
     const int want = m.cavity ? 0 : 1;
     double volume = 0;
 #pragma omp parallel for reduction(+ : volume) schedule(dynamic, 256)

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace ardent {
 namespace {
@@ -34,13 +35,58 @@ bool covers(double e, P2 a, P2 b) {
     return e > 0 || (e == 0 && top_left(a, b));
 }
 
+}  // namespace
+
+void for_each_ray_crossing(const TriangleMesh& mesh, const RayLattice& rays,
+                           const std::function<void(int, int, double)>& hit) {
+    const int axis = rays.axis, u = (axis + 1) % 3, v = (axis + 2) % 3;
+    const double s = rays.spacing;
+    auto first = [&](double lo, double o) {
+        return static_cast<int>(std::ceil((lo - o) / s - 0.5));
+    };
+    auto last = [&](double hi, double o) {
+        return static_cast<int>(std::floor((hi - o) / s - 0.5));
+    };
+    for (const Triangle& t : mesh.triangles) {
+        Vec3 p[3] = {mesh.vertices[t.v[0]], mesh.vertices[t.v[1]], mesh.vertices[t.v[2]]};
+        P2 q[3];
+        for (int i = 0; i < 3; ++i)
+            q[i] = {p[i][u], p[i][v]};
+        double area = orient(q[0], q[1], q[2]);
+        if (area == 0) continue;  // parallel to the rays
+        if (area < 0) {
+            std::swap(q[1], q[2]);
+            std::swap(p[1], p[2]);
+            area = -area;
+        }
+        // Rays within the triangle's bounding rectangle.
+        const int iu0 = std::max(0, first(std::min({q[0].x, q[1].x, q[2].x}), rays.u0));
+        const int iu1 = std::min(rays.nu - 1, last(std::max({q[0].x, q[1].x, q[2].x}), rays.u0));
+        const int iv0 = std::max(rays.iv_lo, first(std::min({q[0].y, q[1].y, q[2].y}), rays.v0));
+        const int iv1 = std::min(rays.iv_hi - 1, last(std::max({q[0].y, q[1].y, q[2].y}), rays.v0));
+        for (int iv = iv0; iv <= iv1; ++iv) {
+            const double cv = rays.v0 + (iv + 0.5) * s;
+            for (int iu = iu0; iu <= iu1; ++iu) {
+                const P2 c{rays.u0 + (iu + 0.5) * s, cv};
+                const double e0 = edge_fn(q[1], q[2], c);
+                const double e1 = edge_fn(q[2], q[0], c);
+                const double e2 = edge_fn(q[0], q[1], c);
+                if (!covers(e0, q[1], q[2]) || !covers(e1, q[2], q[0]) || !covers(e2, q[0], q[1]))
+                    continue;
+                hit(iu, iv, (e0 * p[0][axis] + e1 * p[1][axis] + e2 * p[2][axis]) / area);
+            }
+        }
+    }
+}
+
+namespace {
+
 // Toggles, per ray along `axis`, the first cell beyond each crossing; a prefix XOR then gives the
 // parity of every cell centre. Rows of the (u, v) plane are split between threads by v.
 void rasterize_axis(const TriangleMesh& mesh, const Grid& g, int axis, std::vector<uint8_t>& flip,
                     std::vector<uint8_t>& walls) {
     const int u = (axis + 1) % 3, v = (axis + 2) % 3;
-    const int nu = g.dims[u], nv = g.dims[v], na = g.dims[axis];
-    const double h = g.h;
+    const int na = g.dims[axis];
     std::fill(flip.begin(), flip.end(), 0);
 #pragma omp parallel
     {
@@ -49,58 +95,21 @@ void rasterize_axis(const TriangleMesh& mesh, const Grid& g, int axis, std::vect
 #else
         const int nth = 1, tid = 0;
 #endif
-        const int v_lo = static_cast<int>(static_cast<long>(nv) * tid / nth);
-        const int v_hi = static_cast<int>(static_cast<long>(nv) * (tid + 1) / nth);
-        for (const Triangle& t : mesh.triangles) {
-            Vec3 p[3] = {mesh.vertices[t.v[0]], mesh.vertices[t.v[1]], mesh.vertices[t.v[2]]};
-            P2 q[3];
-            for (int i = 0; i < 3; ++i)
-                q[i] = {p[i][u], p[i][v]};
-            double area = orient(q[0], q[1], q[2]);
-            if (area == 0) continue;  // parallel to the rays
-            if (area < 0) {
-                std::swap(q[1], q[2]);
-                std::swap(p[1], p[2]);
-                area = -area;
-            }
-            const double umin = std::min({q[0].x, q[1].x, q[2].x});
-            const double umax = std::max({q[0].x, q[1].x, q[2].x});
-            const double vmin = std::min({q[0].y, q[1].y, q[2].y});
-            const double vmax = std::max({q[0].y, q[1].y, q[2].y});
-            // Columns whose centres (origin + (i + 0.5) h) fall in the bounding rectangle.
-            const int iu0 =
-                std::max(0, static_cast<int>(std::ceil((umin - g.origin[u]) / h - 0.5)));
-            const int iu1 =
-                std::min(nu - 1, static_cast<int>(std::floor((umax - g.origin[u]) / h - 0.5)));
-            const int iv0 =
-                std::max(v_lo, static_cast<int>(std::ceil((vmin - g.origin[v]) / h - 0.5)));
-            const int iv1 =
-                std::min(v_hi - 1, static_cast<int>(std::floor((vmax - g.origin[v]) / h - 0.5)));
-            for (int iv = iv0; iv <= iv1; ++iv) {
-                const double cv = g.origin[v] + (iv + 0.5) * h;
-                for (int iu = iu0; iu <= iu1; ++iu) {
-                    const P2 c{g.origin[u] + (iu + 0.5) * h, cv};
-                    const double e0 = edge_fn(q[1], q[2], c);
-                    const double e1 = edge_fn(q[2], q[0], c);
-                    const double e2 = edge_fn(q[0], q[1], c);
-                    if (!covers(e0, q[1], q[2]) || !covers(e1, q[2], q[0]) ||
-                        !covers(e2, q[0], q[1]))
-                        continue;
-                    const double ta = (e0 * p[0][axis] + e1 * p[1][axis] + e2 * p[2][axis]) / area;
-                    // First cell whose centre lies beyond the crossing.
-                    const double s = (ta - g.origin[axis]) / h - 0.5;
-                    int k = static_cast<int>(std::floor(s)) + 1;
-                    if (k >= na) continue;
-                    k = std::max(k, 0);
-                    Index3 cell;
-                    cell[axis] = k;
-                    cell[u] = iu;
-                    cell[v] = iv;
-                    flip[g.index(cell)] ^= 1;
-                    if (k > 0) walls[g.index(cell)] |= static_cast<uint8_t>(1 << axis);
-                }
-            }
-        }
+        RayLattice rays{axis, g.origin[u], g.origin[v], g.h, g.dims[u], 0, g.dims[v]};
+        rays.iv_lo = static_cast<int>(static_cast<long>(g.dims[v]) * tid / nth);
+        rays.iv_hi = static_cast<int>(static_cast<long>(g.dims[v]) * (tid + 1) / nth);
+        for_each_ray_crossing(mesh, rays, [&](int iu, int iv, double ta) {
+            // First cell whose centre lies beyond the crossing.
+            int k = static_cast<int>(std::floor((ta - g.origin[axis]) / g.h - 0.5)) + 1;
+            if (k >= na) return;
+            k = std::max(k, 0);
+            Index3 cell;
+            cell[axis] = k;
+            cell[u] = iu;
+            cell[v] = iv;
+            flip[g.index(cell)] ^= 1;
+            if (k > 0) walls[g.index(cell)] |= static_cast<uint8_t>(1 << axis);
+        });
     }
 }
 
@@ -110,27 +119,9 @@ bool point_inside(const TriangleMesh& mesh, Vec3 pt) {
     int votes = 0;
     for (int axis = 0; axis < 3; ++axis) {
         const int u = (axis + 1) % 3, v = (axis + 2) % 3;
-        const P2 c{pt[u], pt[v]};
+        const RayLattice ray{axis, pt[u] - 0.5, pt[v] - 0.5, 1.0, 1, 0, 1};  // one ray through pt
         int crossings = 0;
-        for (const Triangle& t : mesh.triangles) {
-            Vec3 p[3] = {mesh.vertices[t.v[0]], mesh.vertices[t.v[1]], mesh.vertices[t.v[2]]};
-            P2 q[3];
-            for (int i = 0; i < 3; ++i)
-                q[i] = {p[i][u], p[i][v]};
-            double area = orient(q[0], q[1], q[2]);
-            if (area == 0) continue;
-            if (area < 0) {
-                std::swap(q[1], q[2]);
-                std::swap(p[1], p[2]);
-                area = -area;
-            }
-            const double e0 = edge_fn(q[1], q[2], c), e1 = edge_fn(q[2], q[0], c),
-                         e2 = edge_fn(q[0], q[1], c);
-            if (!covers(e0, q[1], q[2]) || !covers(e1, q[2], q[0]) || !covers(e2, q[0], q[1]))
-                continue;
-            const double ta = (e0 * p[0][axis] + e1 * p[1][axis] + e2 * p[2][axis]) / area;
-            crossings += ta > pt[axis];
-        }
+        for_each_ray_crossing(mesh, ray, [&](int, int, double ta) { crossings += ta > pt[axis]; });
         votes += crossings & 1;
     }
     return votes >= 2;

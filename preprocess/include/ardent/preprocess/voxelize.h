@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "ardent/preprocess/grid.h"
@@ -26,6 +27,20 @@ struct Classification {
 };
 
 Classification classify_cells(const TriangleMesh& mesh, const Grid& grid);
+
+// A lattice of rays parallel to `axis` through (u0 + (iu + 0.5) spacing, v0 + (iv + 0.5) spacing),
+// iu < nu, iv_lo <= iv < iv_hi, where u and v are the axes after `axis` in cyclic order.
+struct RayLattice {
+    int axis;
+    double u0, v0, spacing;
+    int nu, iv_lo, iv_hi;
+};
+
+// Calls hit(iu, iv, coordinate along axis) for every crossing of a lattice ray with the mesh. A
+// ray through an edge or vertex shared by triangles is counted exactly once (top-left rule on
+// canonically ordered edges); triangles parallel to the rays are never hit.
+void for_each_ray_crossing(const TriangleMesh& mesh, const RayLattice& rays,
+                           const std::function<void(int, int, double)>& hit);
 
 // The same three-ray vote for one exact point: true when at least two of its axis rays cross the
 // surface an odd number of times (the point is "inside" the mesh).
