@@ -24,18 +24,6 @@ fs::path scenes_dir() {
     return source_dir() / "data" / "scenes";
 }
 
-// Scenes that the library cannot preprocess yet, with the reason. While one of them still fails
-// with an InputError its tests are skipped (with the reason); once the library is fixed they run
-// like every other scene.
-std::string known_issue(const std::string& scene) {
-    if (scene == "living-room")
-        return "known library limitation: the living-room model is built from closed solid slabs "
-               "(walls, floor and ceiling are 5 cm thick boxes) rather than one surface around "
-               "the air, so ray parity classifies the room's air as outside and only the inside "
-               "of the loudspeaker boxes as air";
-    return "";
-}
-
 struct Result {
     ardent::Preprocessed p;
     bool ok = false;
@@ -53,14 +41,10 @@ Result run(const fs::path& file) {
     return r;
 }
 
-// Preprocesses `file`, failing the test (or skipping it for a known issue) when that throws.
-#define ARDENT_PREPROCESS_OR_RETURN(result, file, stem)                                     \
-    Result result = run(file);                                                              \
-    if (!result.ok) {                                                                       \
-        const std::string issue_ = known_issue(stem);                                       \
-        if (!issue_.empty()) GTEST_SKIP() << issue_ << "\n(error: " << result.error << ")"; \
-        FAIL() << result.error;                                                             \
-    }
+// Preprocesses `file`, failing the test when that throws.
+#define ARDENT_PREPROCESS_OR_RETURN(result, file, stem) \
+    Result result = run(file);                          \
+    if (!result.ok) FAIL() << (stem) << ": " << result.error
 
 void print_volumes(const std::string& name, const ardent::Preprocessed& p, double reference,
                    double tolerance) {
