@@ -1,0 +1,45 @@
+// Audio files through libsndfile. Reading accepts every format libsndfile knows (WAV, FLAC, AIFF,
+// Ogg, ...) and returns float frames; writing produces WAV files of 32-bit float samples, the
+// format of Ardent's impulse responses (spec section 4), with any number of channels. A failed
+// read or write throws InputError naming the file.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <span>
+#include <vector>
+
+namespace ardent::audio {
+
+struct Audio {
+    int sample_rate = 0;
+    int channels = 1;
+    std::vector<float> samples;  // interleaved: frame-major, channels fastest
+
+    size_t frames() const {
+        return channels > 0 ? samples.size() / static_cast<size_t>(channels) : 0;
+    }
+    std::vector<float> channel(int c) const;  // one channel, de-interleaved
+};
+
+// Reads an audio file into float samples (integer formats scaled to [-1, 1) as libsndfile does).
+Audio read_audio(const std::filesystem::path& file);
+
+enum class WriteMode {
+    // Write `file.tmp-<pid>` next to the target and rename it over the target once complete, so
+    // the target is either absent/old or complete, never half-written.
+    Atomic,
+    // Write the target directly: for files inside a directory that is itself temporary and will be
+    // renamed into place as a whole.
+    Direct,
+};
+
+// Writes `audio` as a WAV file of 32-bit float samples. Samples are written unscaled and
+// unclipped (float WAV has no full-scale limit; IRs are often far below 1 and may exceed it).
+void write_wav_float(const std::filesystem::path& file, const Audio& audio,
+                     WriteMode mode = WriteMode::Atomic);
+// One channel.
+void write_wav_float(const std::filesystem::path& file, std::span<const float> mono,
+                     int sample_rate, WriteMode mode = WriteMode::Atomic);
+
+}  // namespace ardent::audio

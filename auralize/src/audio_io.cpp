@@ -1,0 +1,136 @@
+#include "ardent/auralize/audio_io.h"
+
+#include <sndfile.h>
+#include <unistd.h>
+
+#include <string>
+#include <system_error>
+
+#include "ardent/preprocess/errors.h"
+
+namespace ardent::audio {
+namespace {
+
+std::string quoted(const std::filesystem::path& p) {
+    return "'" + p.string() + "'";
+}
+
+struct SndFile {
+    SNDFILE* f = nullptr;
+    ~SndFile() {
+        if (f) sf_close(f);
+    }
+};
+
+// Writes `file`; messages name `shown` (the target when `file` is its temporary twin).
+void write_direct(const std::filesystem::path& file, const std::filesystem::path& shown,
+                  const Audio& audio) {
+    if (audio.sample_rate <= 0)
+        throw InputError("cannot write " + quoted(shown) + ": sample rate " +
+                         std::to_string(audio.sample_rate) + " is not positive");
+    if (audio.channels <= 0 || audio.samples.size() % static_cast<size_t>(audio.channels) != 0)
+        throw InputError(
+            "cannot write " + quoted(shown) + ": " + std::to_string(audio.samples.size()) +
+            " samples do not make whole frames of " + std::to_string(audio.channels) + " channels");
+    SF_INFO info{};
+    info.samplerate = audio.sample_rate;
+    info.channels = audio.channels;
+    info.format = SF_FORMAT_WAV | SF_FORMAT_FLOAT;
+    // More than 4 GB of data needs RF64; libsndfile switches to it when asked for WAVEX sizes.
+    if (audio.samples.size() * sizeof(float) > 0xFFFF0000ull)
+        info.format = SF_FORMAT_RF64 | SF_FORMAT_FLOAT;
+    SndFile out;
+    out.f = sf_open(file.c_str(), SFM_WRITE, &info);
+    if (!out.f) throw InputError("cannot write " + quoted(shown) + ": " + sf_strerror(nullptr));
+    // Float WAV stores the values as given: no normalisation, no clipping.
+    sf_command(out.f, SFC_SET_NORM_FLOAT, nullptr, SF_FALSE);
+    sf_command(out.f, SFC_SET_CLIPPING, nullptr, SF_FALSE);
+    const auto frames = static_cast<sf_count_t>(audio.frames());
+    if (sf_writef_float(out.f, audio.samples.data(), frames) != frames)
+        throw InputError("cannot write " + quoted(shown) + ": " + sf_strerror(out.f));
+    const int rc = sf_close(out.f);
+    out.f = nullptr;
+    if (rc != 0) throw InputError("cannot write " + quoted(shown) + ": " + sf_error_number(rc));
+}
+
+}  // namespace
+
+std::vector<float> Audio::channel(int c) const {
+    std::vector<float> out;
+    if (c < 0 || c >= channels) return out;
+    const size_t n = frames(), stride = static_cast<size_t>(channels);
+    out.resize(n);
+    for (size_t i = 0; i < n; ++i)
+        out[i] = samples[i * stride + static_cast<size_t>(c)];
+    return out;
+}
+
+Audio read_audio(const std::filesystem::path& file) {
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec))
+        throw InputError("cannot read " + quoted(file) + ": no such file");
+    if (std::filesystem::is_directory(file, ec))
+        throw InputError("cannot read " + quoted(file) + ": it is a directory");
+    SF_INFO info{};
+    SndFile in;
+    in.f = sf_open(file.c_str(), SFM_READ, &info);
+    if (!in.f)
+        throw InputError("cannot read " + quoted(file) + " as audio: " + sf_strerror(nullptr));
+    if (info.channels <= 0 || info.samplerate <= 0 || info.frames < 0)
+        throw InputError("cannot read " + quoted(file) + ": invalid header (" +
+                         std::to_string(info.channels) + " channels, " +
+                         std::to_string(info.samplerate) + " Hz)");
+    Audio a;
+    a.sample_rate = info.samplerate;
+    a.channels = info.channels;
+    // Integer formats read as floats in [-1, 1); float files as stored.
+    sf_command(in.f, SFC_SET_NORM_FLOAT, nullptr, SF_TRUE);
+    // Some formats (Ogg, MP3) report no exact length: read in blocks until the end.
+    constexpr sf_count_t block = 65536;
+    std::vector<float> buf(static_cast<size_t>(block) * static_cast<size_t>(info.channels));
+    if (info.frames > 0 && info.frames < (sf_count_t{1} << 40))
+        a.samples.reserve(static_cast<size_t>(info.frames) * static_cast<size_t>(info.channels));
+    for (;;) {
+        const sf_count_t got = sf_readf_float(in.f, buf.data(), block);
+        if (got <= 0) break;
+        a.samples.insert(a.samples.end(), buf.begin(),
+                         buf.begin() + static_cast<ptrdiff_t>(got * info.channels));
+        if (got < block) break;
+    }
+    if (sf_error(in.f) != SF_ERR_NO_ERROR)
+        throw InputError("cannot read " + quoted(file) + ": " + sf_strerror(in.f));
+    return a;
+}
+
+void write_wav_float(const std::filesystem::path& file, const Audio& audio, WriteMode mode) {
+    if (mode == WriteMode::Direct) {
+        write_direct(file, file, audio);
+        return;
+    }
+    std::filesystem::path tmp = file;
+    tmp += ".tmp-" + std::to_string(::getpid());
+    try {
+        write_direct(tmp, file, audio);
+    } catch (...) {
+        std::error_code ec;
+        std::filesystem::remove(tmp, ec);
+        throw;
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, file, ec);
+    if (ec) {
+        std::filesystem::remove(tmp, ec);
+        throw InputError("cannot write " + quoted(file) + ": " + ec.message());
+    }
+}
+
+void write_wav_float(const std::filesystem::path& file, std::span<const float> mono,
+                     int sample_rate, WriteMode mode) {
+    Audio a;
+    a.sample_rate = sample_rate;
+    a.channels = 1;
+    a.samples.assign(mono.begin(), mono.end());
+    write_wav_float(file, a, mode);
+}
+
+}  // namespace ardent::audio
