@@ -1,0 +1,553 @@
+// `ardent simulate`: preprocess a scene, run the wave solver once per source and write the
+// impulse responses, the listener-grid files and result.json (spec section 4, formats in
+// docs/output-format.md). The results directory appears only when complete; Ctrl-C stops
+// cleanly; a checkpointed run keeps its partial directory so --resume can continue it.
+#include <sys/resource.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ardent/auralize/audio_io.h"
+#include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/estimate.h"
+#include "ardent/preprocess/info.h"
+#include "ardent/preprocess/preprocess.h"
+#include "ardent/preprocess/scene_parser.h"
+#include "ardent/solvers/solver.h"
+#include "commands.h"
+#include "progress.h"
+#include "simulate_output.h"
+
+namespace ardent::cli {
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+// ---- signals ----------------------------------------------------------------------------------
+
+std::atomic<bool> g_stop{false};
+std::atomic<int> g_signal{0};
+static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
+
+extern "C" void on_stop_signal(int sig) {
+    g_signal.store(sig);
+    g_stop.store(true);
+    // A second Ctrl-C kills at once (the temporary directory may then remain).
+    std::signal(sig, SIG_DFL);
+}
+
+// Installs the stop handlers for the lifetime of a run.
+class StopSignals {
+  public:
+    StopSignals() {
+        g_stop.store(false);
+        g_signal.store(0);
+        old_int_ = std::signal(SIGINT, on_stop_signal);
+        old_term_ = std::signal(SIGTERM, on_stop_signal);
+    }
+    ~StopSignals() {
+        std::signal(SIGINT, old_int_);
+        std::signal(SIGTERM, old_term_);
+    }
+    StopSignals(const StopSignals&) = delete;
+    StopSignals& operator=(const StopSignals&) = delete;
+
+  private:
+    void (*old_int_)(int);
+    void (*old_term_)(int);
+};
+
+struct Interrupted {};
+
+void stop_point() {
+    if (g_stop.load()) throw Interrupted{};
+}
+
+// ---- checkpoints ------------------------------------------------------------------------------
+
+// A solver that can write and read back its complete state (fields, step count, recorded receiver
+// and grid signals). The Solver interface gains these methods in a later change; until then the
+// checkpoint options report that the solver does not support them.
+template <typename S>
+concept Checkpointable = requires(S& s, const S& cs, std::ostream& out, std::istream& in) {
+    cs.save_state(out);
+    s.load_state(in);
+};
+constexpr bool kSolverCheckpoints = Checkpointable<Solver>;
+
+template <typename S>
+void save_solver_state(const S& solver, const fs::path& file) {
+    if constexpr (Checkpointable<S>) {
+        fs::path tmp = file;
+        tmp += ".tmp";
+        {
+            std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+            solver.save_state(out);
+            out.flush();
+            if (!out) throw InputError("cannot write the checkpoint '" + tmp.string() + "'");
+        }
+        fs::rename(tmp, file);
+    } else {
+        (void)solver;
+        (void)file;
+        throw InputError("checkpoints are not supported by this solver yet");
+    }
+}
+
+template <typename S>
+void load_solver_state(S& solver, const fs::path& file) {
+    if constexpr (Checkpointable<S>) {
+        std::ifstream in(file, std::ios::binary);
+        if (!in) throw InputError("cannot read the checkpoint '" + file.string() + "'");
+        solver.load_state(in);
+    } else {
+        (void)solver;
+        (void)file;
+        throw InputError("checkpoints are not supported by this solver yet");
+    }
+}
+
+json read_json_file(const fs::path& file) {
+    std::ifstream in(file);
+    if (!in) throw InputError("cannot read '" + file.string() + "'");
+    try {
+        return json::parse(in);
+    } catch (const json::exception& e) {
+        throw InputError("'" + file.string() + "' is not valid JSON: " + e.what());
+    }
+}
+
+void write_json_file(const fs::path& file, const json& j) {
+    fs::path tmp = file;
+    tmp += ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::trunc);
+        out << j.dump(2) << "\n";
+        out.flush();
+        if (!out) throw InputError("cannot write '" + file.string() + "'");
+    }
+    fs::rename(tmp, file);
+}
+
+// ---- helpers ----------------------------------------------------------------------------------
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+json vec_json(Vec3 v) {
+    return json::array({v.x, v.y, v.z});
+}
+
+std::string bytes_text(double b) {
+    const char* unit[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
+    int u = 0;
+    while (b >= 1000 && u < 6) {
+        b /= 1000;
+        ++u;
+    }
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.3g %s", b, unit[u]);
+    return buf;
+}
+
+size_t peak_rss_bytes() {
+    rusage ru{};
+    if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+    return static_cast<size_t>(ru.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+// The device part of a solver name such as "ard-cpu-float32".
+std::string device_of(const std::string& solver_name) {
+    const size_t a = solver_name.find('-');
+    if (a == std::string::npos) return "";
+    const size_t b = solver_name.find('-', a + 1);
+    return solver_name.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
+}
+
+// Host memory for one source's run against what the machine has (checked before the solver
+// allocates). GPU memory is the CUDA backend's to check when it is created.
+void check_solver_memory(const Preprocessed& p) {
+    const auto& sim = p.scene.simulation;
+    if (sim.device == "cuda") return;
+    const ResourceEstimate e = p.estimate();
+    const bool fdtd = sim.solver == "fdtd";
+    const double dt = fdtd ? e.dt_fdtd : e.dt_ard;
+    const double sources = static_cast<double>(std::max<size_t>(1, p.scene.sources.size()));
+    // The estimate counts the recorded signals of every source; one source runs at a time.
+    const double outputs_all = sources *
+                               static_cast<double>(p.scene.receivers.size() + p.listener_points()) *
+                               4.0 * std::ceil(sim.duration / dt);
+    const double total = fdtd ? e.memory_fdtd : e.memory_ard_cpu;
+    const double outputs = outputs_all / sources;
+    const double fields = std::max(0.0, total - outputs_all);
+    const double need = fields + outputs;
+    const double have = static_cast<double>(available_memory_bytes());
+    if (have <= 0 || need <= 0.9 * have) return;
+    std::string advice;
+    if (outputs > fields) {
+        // The recorded signals dominate: they grow with the duration.
+        const double room = 0.9 * have - fields;
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.3g", sim.duration * std::max(0.0, room) / outputs * 0.98);
+        advice = room > 0
+                     ? std::string("Shorten the duration to at most ") + buf +
+                           " s, use a coarser listener grid, or use a machine with more memory."
+                     : std::string("Use a machine with more memory.");
+    } else {
+        // Fields grow as f_max^3 (cells), the recorded signals as f_max (steps): f^3 bounds it.
+        const double fit = sim.max_frequency * std::cbrt(0.9 * have / need) * 0.98;
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.0f", std::floor(fit));
+        advice = std::string("Lower the maximum frequency to at most ") + buf +
+                 " Hz (--max-frequency), or use a machine with more memory.";
+    }
+    throw ResourceError(p.scene.display_name() + ": the " + sim.solver + " solver needs about " +
+                        bytes_text(need) + " for this scene and " + bytes_text(have) +
+                        " is available. " + advice);
+}
+
+struct Opts {
+    std::string scene;
+    std::string out;
+    std::string solver, device, precision = "float32";
+    double max_frequency = 0, duration = 0;
+    int threads = 0;
+    bool quiet = false, force = false, resume = false;
+    size_t checkpoint_every = 0;
+};
+
+struct SourceRun {
+    std::string name;
+    double solve_s = 0;
+    size_t steps = 0;
+    std::string solver_name;
+    size_t solver_memory = 0;
+};
+
+int run(const Opts& o) {
+    if ((o.checkpoint_every > 0 || o.resume) && !kSolverCheckpoints)
+        throw InputError(std::string(o.resume ? "--resume" : "--checkpoint-every") +
+                         ": checkpoints are not supported by this solver yet (it cannot save and "
+                         "restore its state); run without it");
+    const auto t_start = std::chrono::steady_clock::now();
+    Scene scene = load_scene(o.scene);
+    if (!o.solver.empty()) scene.simulation.solver = o.solver;
+    if (!o.device.empty()) scene.simulation.device = o.device;
+    if (o.max_frequency > 0) scene.simulation.max_frequency = o.max_frequency;
+    if (o.duration > 0) scene.simulation.duration = o.duration;
+    const fs::path target =
+        o.out.empty() ? fs::path(fs::path(o.scene).stem().string() + ".ardent") : fs::path(o.out);
+    OutputDir::check_target(target, o.force);
+    const bool partial = o.checkpoint_every > 0 || o.resume;
+
+    StopSignals signals;
+    Progress progress(o.quiet);
+    try {
+        progress.note("Preprocessing " + scene.display_name() + " ...");
+        auto t0 = std::chrono::steady_clock::now();
+        const Preprocessed p = preprocess(scene);
+        const double preprocess_s = seconds_since(t0);
+        stop_point();
+        check_solver_memory(p);
+        const std::string hash = scene_hash(scene);
+        const int fs_out = scene.output_sample_rate;
+        const double duration = scene.simulation.duration;
+
+        OutputDir dir(target, o.force, partial);
+        dir.create(o.resume);
+        if (partial) dir.keep();  // a checkpointed run's directory outlives failures
+        const fs::path ckdir = dir.tmp() / "checkpoint";
+        const fs::path state_file = ckdir / "state.json";
+        json state = {{"format", "ardent-checkpoint/1"},
+                      {"scene_hash", hash},
+                      {"precision", o.precision},
+                      {"checkpoint_every", o.checkpoint_every},
+                      {"sources_done", json::array()},
+                      {"runs", json::array()},
+                      {"current", nullptr}};
+        if (o.resume) {
+            state = read_json_file(state_file);
+            if (state.value("scene_hash", "") != hash ||
+                state.value("precision", "") != o.precision)
+                throw InputError("cannot resume " + dir.tmp().string() +
+                                 ": the scene, its mesh or the settings changed since the "
+                                 "checkpoint (delete it to start again)");
+        } else if (partial) {
+            fs::create_directories(ckdir);
+            write_json_file(state_file, state);
+        }
+        const size_t every = o.checkpoint_every > 0 ? o.checkpoint_every
+                                                    : state.value("checkpoint_every", size_t{0});
+
+        SolverOptions sopts;
+        sopts.precision = o.precision == "float64" ? Precision::Float64 : Precision::Float32;
+        sopts.threads = o.threads;
+        sopts.listener_grid = scene.listener_grid_every > 0;
+
+        std::vector<SourceRun> runs;
+        for (const auto& r : state["runs"])
+            runs.push_back({r.at("name"), r.at("solve_s"), r.at("steps"), r.at("solver"),
+                            r.at("memory_bytes")});
+        double write_s = 0;
+        json excitation_json, solver_json;
+        if (state.contains("solver") && !state["solver"].is_null()) solver_json = state["solver"];
+        if (state.contains("excitation")) excitation_json = state["excitation"];
+        const size_t n_src = p.air.sources.size();
+
+        for (size_t s = 0; s < n_src; ++s) {
+            const std::string src_name = p.air.sources[s].name;
+            bool done = false;
+            for (const auto& d : state["sources_done"])
+                done = done || d == src_name;
+            if (done) continue;
+            stop_point();
+            sopts.source = s;
+            t0 = std::chrono::steady_clock::now();
+            std::unique_ptr<Solver> solver = make_solver(p, sopts);
+            const fs::path ckfile = ckdir / (std::to_string(s) + ".state");
+            if (o.resume && state["current"].is_object() &&
+                state["current"].value("source", size_t{0}) == s && fs::exists(ckfile))
+                load_solver_state(*solver, ckfile);
+            const double dt = solver->dt();
+            const Excitation& ex = solver->excitation();
+            const size_t total = steps_needed(dt, ex.delay(), duration);
+            solver_json = {{"name", solver->name()},
+                           {"device", device_of(solver->name())},
+                           {"dt", dt},
+                           {"simulation_rate", 1.0 / dt},
+                           {"steps", total}};
+            excitation_json = {{"f_max", ex.f_max},
+                               {"flat_from_hz", ex.f_pass_lo},
+                               {"flat_to_hz", ex.f_pass_hi},
+                               {"delay_s", ex.delay()}};
+
+            char label[160];
+            std::snprintf(label, sizeof label, "%s (%zu/%zu)", src_name.c_str(), s + 1, n_src);
+            progress.begin(label, total, "steps", solver->steps_done());
+            // Chunks of about a quarter second keep the bar live; Ctrl-C stops inside a chunk.
+            size_t chunk = 1;
+            auto save_checkpoint = [&] {
+                save_solver_state(*solver, ckfile);
+                state["current"] = {{"source", s}, {"steps", solver->steps_done()}};
+                write_json_file(state_file, state);
+            };
+            try {
+                while (solver->steps_done() < total) {
+                    size_t n = std::min(chunk, total - solver->steps_done());
+                    if (every > 0) n = std::min(n, every - solver->steps_done() % every);
+                    const auto tc = std::chrono::steady_clock::now();
+                    const bool finished = solver->advance(n, &g_stop);
+                    const double took = seconds_since(tc);
+                    progress.update(solver->steps_done());
+                    if (!finished || g_stop.load()) {
+                        progress.end();
+                        if (partial) save_checkpoint();
+                        throw Interrupted{};
+                    }
+                    if (every > 0 && solver->steps_done() % every == 0 &&
+                        solver->steps_done() < total)
+                        save_checkpoint();
+                    const double per_step = took / static_cast<double>(n);
+                    chunk = per_step > 0
+                                ? static_cast<size_t>(std::clamp(0.25 / per_step, 1.0, 1e6))
+                                : chunk * 2;
+                }
+            } catch (const SolverError& e) {
+                progress.end();
+                dir.discard();  // resuming would only meet the same failure
+                std::fprintf(stderr, "ardent: the simulation of source %s failed: %s\n",
+                             src_name.c_str(), e.what());
+                return 1;
+            }
+            progress.end();
+            const double solve_s = seconds_since(t0);
+
+            t0 = std::chrono::steady_clock::now();
+            for (size_t r = 0; r < p.air.receivers.size(); ++r) {
+                const auto& sig = solver->receivers()[r];
+                const std::vector<float> ir =
+                    deliver_ir(std::span<const double>(sig), dt, ex.delay(), fs_out, duration);
+                const fs::path f =
+                    dir.tmp() / "ir" /
+                    (safe_name(src_name) + "_" + safe_name(p.air.receivers[r].name) + ".wav");
+                audio::write_wav_float(f, ir, fs_out, audio::WriteMode::Direct);
+                stop_point();
+            }
+            if (scene.listener_grid_every > 0) {
+                const auto& pos = solver->grid_positions();
+                const auto samples = static_cast<size_t>(std::llround(duration * fs_out));
+                GridFileInfo info{src_name, static_cast<double>(fs_out),
+                                  p.air.grid.h * scene.listener_grid_every,
+                                  scene.listener_grid_every, hash};
+                GridWriter grid(dir.tmp() / "grid" / (safe_name(src_name) + ".h5"), pos, samples,
+                                info);
+                for (size_t i = 0; i < pos.size(); ++i) {
+                    const auto& sig = solver->grid_signals()[i];
+                    grid.write_row(i, deliver_ir(std::span<const float>(sig), dt, ex.delay(),
+                                                 fs_out, duration));
+                    if (i % 256 == 0) stop_point();
+                }
+                grid.close();
+            }
+            write_s += seconds_since(t0);
+            runs.push_back(
+                {src_name, solve_s, solver->steps_done(), solver->name(), solver->memory_bytes()});
+            if (partial) {
+                state["sources_done"].push_back(src_name);
+                state["runs"].push_back({{"name", src_name},
+                                         {"solve_s", solve_s},
+                                         {"steps", solver->steps_done()},
+                                         {"solver", solver->name()},
+                                         {"memory_bytes", solver->memory_bytes()}});
+                state["current"] = nullptr;
+                state["solver"] = solver_json;
+                state["excitation"] = excitation_json;
+                write_json_file(state_file, state);
+                std::error_code ec;
+                fs::remove(ckfile, ec);
+            }
+        }
+        stop_point();
+
+        // result.json
+        const auto& sim = scene.simulation;
+        json settings = {{"solver", sim.solver},
+                         {"device", sim.device},
+                         {"precision", o.precision},
+                         {"threads", o.threads},
+                         {"max_frequency", sim.max_frequency},
+                         {"duration", sim.duration},
+                         {"points_per_wavelength", sim.effective_points_per_wavelength()},
+                         {"speed_of_sound", sim.speed_of_sound},
+                         {"output_sample_rate", fs_out},
+                         {"listener_grid_every", scene.listener_grid_every}};
+        auto emitters = [](const std::vector<PlacedEmitter>& v) {
+            json a = json::array();
+            for (const auto& e : v)
+                a.push_back({{"name", e.name},
+                             {"position", vec_json(e.position)},
+                             {"cell_centre", vec_json(e.cell_centre)}});
+            return a;
+        };
+        json files = {{"ir", json::array()}, {"grid", json::array()}};
+        for (const auto& s : p.air.sources) {
+            for (const auto& r : p.air.receivers)
+                files["ir"].push_back("ir/" + safe_name(s.name) + "_" + safe_name(r.name) + ".wav");
+            if (scene.listener_grid_every > 0)
+                files["grid"].push_back("grid/" + safe_name(s.name) + ".h5");
+        }
+        json solve = json::object();
+        size_t solver_memory = 0;
+        for (const auto& r : runs) {
+            solve[r.name] = r.solve_s;
+            solver_memory = std::max(solver_memory, r.solver_memory);
+        }
+        const ResourceEstimate est = p.estimate();
+        const Grid& g = p.air.grid;
+        json result = {
+            {"format", "ardent-result/1"},
+            {"ardent_version", "0.1.0"},
+            {"scene",
+             {{"file", scene.file.empty() ? "" : fs::absolute(scene.file).string()},
+              {"name", scene.name},
+              {"hash", hash}}},
+            {"settings", settings},
+            {"solver", solver_json},
+            {"excitation", excitation_json},
+            {"ir",
+             {{"sample_rate", fs_out},
+              {"samples", std::llround(duration * fs_out)},
+              {"format", "wav-float32"},
+              {"convention",
+               "free-field direct pulse sums to 1/(4 pi r); see docs/output-format.md"}}},
+            {"grid",
+             {{"origin", vec_json(g.origin)},
+              {"h", g.h},
+              {"dims", json::array({g.dims[0], g.dims[1], g.dims[2]})}}},
+            {"sources", emitters(p.air.sources)},
+            {"receivers", emitters(p.air.receivers)},
+            {"files", files},
+            {"statistics", info_json(p)},
+            {"memory",
+             {{"estimate_bytes", sim.solver == "fdtd" ? est.memory_fdtd : est.memory_ard_cpu},
+              {"solver_bytes", solver_memory},
+              {"peak_rss_bytes", peak_rss_bytes()}}},
+            {"timings_s",
+             {{"import", p.times.import_s},
+              {"voxelize", p.times.voxelize_s},
+              {"decompose", p.times.decompose_s},
+              {"preprocess", preprocess_s},
+              {"solve", solve},
+              {"write", write_s},
+              {"total", seconds_since(t_start)}}},
+        };
+        if (partial) {
+            std::error_code ec;
+            fs::remove_all(ckdir, ec);
+        }
+        write_json_file(dir.tmp() / "result.json", result);
+        stop_point();
+        dir.commit();
+        progress.note(
+            "Wrote " + target.string() + " (" + std::to_string(files["ir"].size()) + " IRs" +
+            (files["grid"].empty() ? std::string()
+                                   : ", " + std::to_string(files["grid"].size()) + " grid files") +
+            ") in " + Progress::duration_text(seconds_since(t_start)));
+        return 0;
+    } catch (const Interrupted&) {
+        const int sig = g_signal.load() ? g_signal.load() : SIGINT;
+        if (partial && fs::is_directory(OutputDir::partial_path(target)))
+            std::fprintf(stderr,
+                         "ardent: interrupted; the partial run is kept in '%s': continue it with "
+                         "--resume\n",
+                         OutputDir::partial_path(target).c_str());
+        else
+            std::fprintf(stderr, "ardent: interrupted; nothing was written\n");
+        return 128 + sig;
+    }
+}
+
+}  // namespace
+
+Action add_simulate(CLI::App& app) {
+    auto* cmd = app.add_subcommand(
+        "simulate", "Run the wave solver and write impulse responses, IR grids and result.json");
+    auto o = std::make_shared<Opts>();
+    cmd->add_option("SCENE", o->scene, "Scene file (ardent-scene/1 JSON)")->required();
+    cmd->add_option("-o,--output", o->out,
+                    "Results directory (default: ./<scene file name>.ardent); written atomically");
+    cmd->add_option("--solver", o->solver, "Override simulation.solver")
+        ->check(CLI::IsMember({"ard", "fdtd"}));
+    cmd->add_option("--device", o->device, "Override simulation.device")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+    cmd->add_option("--max-frequency", o->max_frequency, "Override simulation.max_frequency (Hz)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--duration", o->duration, "Override simulation.duration (s, at most 3600)")
+        ->check(CLI::PositiveNumber & CLI::Range(0.0, 3600.0));
+    cmd->add_option("--threads", o->threads, "Worker threads (default: every core)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--precision", o->precision, "Arithmetic of the solver (default float32)")
+        ->check(CLI::IsMember({"float32", "float64"}));
+    cmd->add_flag("--quiet", o->quiet, "No progress output");
+    cmd->add_flag("--force", o->force,
+                  "Replace an existing results directory (once the new one is complete)");
+    cmd->add_option("--checkpoint-every", o->checkpoint_every,
+                    "Save the solver state every N steps into <DIR>.tmp-partial/")
+        ->check(CLI::PositiveNumber);
+    cmd->add_flag("--resume", o->resume, "Continue the checkpointed run in <DIR>.tmp-partial/");
+    return [o]() { return run(*o); };
+}
+
+}  // namespace ardent::cli

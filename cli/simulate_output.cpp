@@ -1,0 +1,303 @@
+#include "simulate_output.h"
+
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <type_traits>
+
+#include "ardent/auralize/resample.h"
+#include "ardent/preprocess/errors.h"
+
+namespace ardent::cli {
+namespace fs = std::filesystem;
+
+static_assert(sizeof(hid_t) == sizeof(std::int64_t), "hid_t is 64 bits since HDF5 1.10");
+
+namespace {
+
+std::string quoted(const fs::path& p) {
+    return "'" + p.string() + "'";
+}
+
+fs::path with_suffix(const fs::path& target, const std::string& suffix) {
+    fs::path p = target;
+    p += suffix;
+    return p;
+}
+
+}  // namespace
+
+// ---- OutputDir --------------------------------------------------------------------------------
+
+OutputDir::OutputDir(fs::path target, bool force, bool partial)
+    : target_(std::move(target)), force_(force) {
+    tmp_ = partial ? partial_path(target_)
+                   : with_suffix(target_, ".tmp-" + std::to_string(::getpid()));
+}
+
+OutputDir::~OutputDir() {
+    if (created_ && !committed_ && !keep_) discard();
+}
+
+fs::path OutputDir::partial_path(const fs::path& target) {
+    return with_suffix(target, ".tmp-partial");
+}
+
+void OutputDir::check_target(const fs::path& target, bool force) {
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(target, ec)) && !force)
+        throw InputError("output directory " + quoted(target) +
+                         " exists already; use --force to replace it (it is replaced only once "
+                         "the new results are complete) or choose another with -o");
+    const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    if (!fs::is_directory(parent, ec))
+        throw InputError("cannot write " + quoted(target) + ": its parent directory " +
+                         quoted(parent) + " does not exist");
+}
+
+void OutputDir::create(bool resume) {
+    std::error_code ec;
+    if (resume) {
+        if (!fs::is_directory(tmp_, ec))
+            throw InputError("nothing to resume: no partial run at " + quoted(tmp_));
+    } else {
+        if (fs::exists(fs::symlink_status(tmp_, ec)))
+            throw InputError("a partial run of this output exists at " + quoted(tmp_) +
+                             ": continue it with --resume, or delete it");
+        if (!fs::create_directory(tmp_, ec) || ec)
+            throw InputError("cannot create " + quoted(tmp_) + ": " + ec.message());
+    }
+    created_ = true;
+    for (const char* sub : {"ir", "grid"}) {
+        fs::create_directories(tmp_ / sub, ec);
+        if (ec) throw InputError("cannot create " + quoted(tmp_ / sub) + ": " + ec.message());
+    }
+}
+
+void OutputDir::commit() {
+    std::error_code ec;
+    fs::path old;
+    if (fs::exists(fs::symlink_status(target_, ec))) {
+        if (!force_) {  // appeared while we ran: keep the results where they are
+            keep_ = true;
+            throw InputError("output directory " + quoted(target_) +
+                             " appeared while simulating; the results stay in " + quoted(tmp_));
+        }
+        old = with_suffix(target_, ".old-" + std::to_string(::getpid()));
+        fs::rename(target_, old, ec);
+        if (ec) throw InputError("cannot replace " + quoted(target_) + ": " + ec.message());
+    }
+    fs::rename(tmp_, target_, ec);
+    if (ec) {
+        if (!old.empty()) fs::rename(old, target_, ec);
+        throw InputError("cannot move the results to " + quoted(target_) + ": " + ec.message());
+    }
+    committed_ = true;
+    if (!old.empty()) fs::remove_all(old, ec);
+}
+
+void OutputDir::discard() {
+    std::error_code ec;
+    if (created_) fs::remove_all(tmp_, ec);
+    created_ = false;
+}
+
+// ---- names and hashes -------------------------------------------------------------------------
+
+std::string safe_name(const std::string& name) {
+    std::string s = name;
+    for (char& ch : s) {
+        const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                        (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_';
+        if (!ok) ch = '_';
+    }
+    if (s.empty() || s == "." || s == "..") s = "_" + s;
+    return s;
+}
+
+namespace {
+
+struct Fnv1a {
+    std::uint64_t h = 1469598103934665603ull;
+    void add(const char* data, size_t n) {
+        for (size_t i = 0; i < n; ++i) {
+            h ^= static_cast<unsigned char>(data[i]);
+            h *= 1099511628211ull;
+        }
+    }
+    void add(const std::string& s) {
+        add(s.data(), s.size());
+        add("\0", 1);
+    }
+    void add_file(const fs::path& p) {
+        std::ifstream in(p, std::ios::binary);
+        char buf[65536];
+        while (in) {
+            in.read(buf, sizeof buf);
+            add(buf, static_cast<size_t>(in.gcount()));
+        }
+        add("\0", 1);
+    }
+};
+
+}  // namespace
+
+std::string scene_hash(const Scene& scene) {
+    Fnv1a f;
+    if (!scene.file.empty()) f.add_file(scene.file);
+    if (!scene.geometry.mesh.empty()) f.add_file(scene.geometry.mesh);
+    const auto& s = scene.simulation;
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%s|%s|%.17g|%.17g|%.17g|%.17g|%d|%d", s.solver.c_str(),
+                  s.device.c_str(), s.max_frequency, s.duration,
+                  s.effective_points_per_wavelength(), s.speed_of_sound, scene.output_sample_rate,
+                  scene.listener_grid_every);
+    f.add(buf);
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(f.h));
+    return buf;
+}
+
+// ---- IR delivery ------------------------------------------------------------------------------
+
+namespace {
+// Extra simulation samples after the delivered span so the resampler's filter has real data
+// (not its zero padding) under the last delivered samples.
+constexpr size_t kTailSamples = 64;
+}  // namespace
+
+size_t steps_needed(double dt, double delay, double duration) {
+    return static_cast<size_t>(std::llround(delay / dt)) +
+           static_cast<size_t>(std::ceil(duration / dt)) + kTailSamples;
+}
+
+template <typename T>
+std::vector<float> deliver_ir(std::span<const T> signal, double dt, double delay, double fs_out,
+                              double duration) {
+    const size_t skip = std::min(signal.size(), static_cast<size_t>(std::llround(delay / dt)));
+    const auto out_len = static_cast<size_t>(std::llround(duration * fs_out));
+    std::vector<float> out = audio::resample_ir(signal.subspan(skip), 1.0 / dt, fs_out);
+    out.resize(out_len, 0.0f);
+    return out;
+}
+
+template std::vector<float> deliver_ir<double>(std::span<const double>, double, double, double,
+                                               double);
+template std::vector<float> deliver_ir<float>(std::span<const float>, double, double, double,
+                                              double);
+
+// ---- HDF5 -------------------------------------------------------------------------------------
+
+namespace {
+
+void h5_check(bool ok, const fs::path& file, const char* what) {
+    if (!ok) throw InputError("cannot write " + quoted(file) + ": HDF5 failed to " + what);
+}
+
+void attr_double(hid_t obj, const char* name, double v, const fs::path& file) {
+    const hid_t space = H5Screate(H5S_SCALAR);
+    const hid_t a = H5Acreate2(obj, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+    const bool ok = a >= 0 && H5Awrite(a, H5T_NATIVE_DOUBLE, &v) >= 0;
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(space);
+    h5_check(ok, file, name);
+}
+
+void attr_int(hid_t obj, const char* name, int v, const fs::path& file) {
+    const hid_t space = H5Screate(H5S_SCALAR);
+    const hid_t a = H5Acreate2(obj, name, H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT);
+    const bool ok = a >= 0 && H5Awrite(a, H5T_NATIVE_INT, &v) >= 0;
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(space);
+    h5_check(ok, file, name);
+}
+
+void attr_string(hid_t obj, const char* name, const std::string& v, const fs::path& file) {
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, std::max<size_t>(1, v.size()));
+    H5Tset_strpad(type, H5T_STR_NULLTERM);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    const hid_t space = H5Screate(H5S_SCALAR);
+    const hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    const bool ok = a >= 0 && H5Awrite(a, type, v.empty() ? "" : v.c_str()) >= 0;
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(space);
+    H5Tclose(type);
+    h5_check(ok, file, name);
+}
+
+}  // namespace
+
+GridWriter::GridWriter(const fs::path& file, const std::vector<Vec3>& positions, size_t samples,
+                       const GridFileInfo& info)
+    : file_(file), rows_(positions.size()), samples_(samples) {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors become exceptions, not stderr dumps
+    file_id_ = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    h5_check(file_id_ >= 0, file, "create the file");
+    const hid_t f = file_id_;
+
+    hsize_t pdims[2] = {rows_, 3};
+    hid_t space = H5Screate_simple(2, pdims, nullptr);
+    hid_t ds =
+        H5Dcreate2(f, "positions", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    std::vector<double> xyz(rows_ * 3);
+    for (size_t i = 0; i < rows_; ++i)
+        for (int a = 0; a < 3; ++a)
+            xyz[3 * i + static_cast<size_t>(a)] = positions[i][a];
+    const bool ok = ds >= 0 && (rows_ == 0 || H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL,
+                                                       H5P_DEFAULT, xyz.data()) >= 0);
+    if (ds >= 0) attr_string(ds, "units", "m", file);
+    if (ds >= 0) H5Dclose(ds);
+    H5Sclose(space);
+    h5_check(ok, file, "write /positions");
+
+    hsize_t idims[2] = {rows_, samples_};
+    space = H5Screate_simple(2, idims, nullptr);
+    const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (rows_ > 0 && samples_ > 0) {
+        // One row per chunk: rows are written and typically read one IR at a time.
+        hsize_t chunk[2] = {1, samples_};
+        H5Pset_chunk(dcpl, 2, chunk);
+    }
+    ir_id_ = H5Dcreate2(f, "ir", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    h5_check(ir_id_ >= 0, file, "create /ir");
+
+    attr_double(f, "sample_rate", info.sample_rate, file);
+    attr_double(f, "grid_spacing", info.grid_spacing, file);
+    attr_string(f, "scene_hash", info.scene_hash, file);
+    attr_string(f, "source", info.source, file);
+    attr_int(f, "every", info.every, file);
+    attr_string(f, "format", "ardent-grid/1", file);
+}
+
+void GridWriter::write_row(size_t i, std::span<const float> ir) {
+    h5_check(ir.size() == samples_ && i < rows_ && ir_id_ >= 0, file_, "write an IR row");
+    if (samples_ == 0) return;
+    const hid_t fspace = H5Dget_space(ir_id_);
+    hsize_t start[2] = {i, 0}, count[2] = {1, samples_};
+    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, nullptr, count, nullptr);
+    const hid_t mspace = H5Screate_simple(2, count, nullptr);
+    const bool ok = H5Dwrite(ir_id_, H5T_NATIVE_FLOAT, mspace, fspace, H5P_DEFAULT, ir.data()) >= 0;
+    H5Sclose(mspace);
+    H5Sclose(fspace);
+    h5_check(ok, file_, "write /ir");
+}
+
+void GridWriter::close() {
+    bool ok = true;
+    if (ir_id_ >= 0) ok = H5Dclose(ir_id_) >= 0 && ok;
+    if (file_id_ >= 0) ok = H5Fclose(file_id_) >= 0 && ok;
+    ir_id_ = file_id_ = -1;
+    h5_check(ok, file_, "close the file");
+}
+
+GridWriter::~GridWriter() {
+    if (ir_id_ >= 0) H5Dclose(ir_id_);
+    if (file_id_ >= 0) H5Fclose(file_id_);
+}
+
+}  // namespace ardent::cli

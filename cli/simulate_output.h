@@ -1,0 +1,95 @@
+// What `ardent simulate` writes (docs/output-format.md): the output directory that appears only
+// when complete, impulse responses cut and resampled to the IR convention, the listener-grid
+// HDF5 file and the scene hash that ties results to their scene.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ardent/preprocess/scene.h"
+#include "ardent/preprocess/vec.h"
+
+namespace ardent::cli {
+
+// A results directory written atomically: everything goes into a temporary sibling, renamed onto
+// the target by commit(). The destructor removes the temporary directory unless it was committed
+// or keep() was called (a checkpointed run's partial directory survives a failure).
+class OutputDir {
+  public:
+    // `partial`: the temporary directory is `<target>.tmp-partial` (found again by --resume),
+    // else `<target>.tmp-<pid>`. Refuses (InputError) an existing target unless `force`.
+    OutputDir(std::filesystem::path target, bool force, bool partial);
+    ~OutputDir();
+    OutputDir(const OutputDir&) = delete;
+    OutputDir& operator=(const OutputDir&) = delete;
+
+    static std::filesystem::path partial_path(const std::filesystem::path& target);
+    // Checks the target could be written (InputError if it exists without force), without
+    // creating anything.
+    static void check_target(const std::filesystem::path& target, bool force);
+
+    // Creates the temporary directory (and its `ir/`, `grid/` folders). With `resume`, the
+    // partial directory must exist already and is reused.
+    void create(bool resume);
+    const std::filesystem::path& target() const { return target_; }
+    const std::filesystem::path& tmp() const { return tmp_; }
+    // Moves the finished directory into place (replacing an old one only now, with force).
+    void commit();
+    void keep() { keep_ = true; }
+    void discard();  // removes the temporary directory now
+
+  private:
+    std::filesystem::path target_, tmp_;
+    bool force_, created_ = false, committed_ = false, keep_ = false;
+};
+
+// A file-name-safe version of a source or receiver name: characters other than letters, digits,
+// '.', '-' and '_' become '_'.
+std::string safe_name(const std::string& name);
+
+// Hex digest (FNV-1a, 64 bits) of the scene file, its mesh file and the effective settings the
+// results depend on: identical inputs give identical hashes.
+std::string scene_hash(const Scene& scene);
+
+// The delivered IR from a receiver signal at the simulation rate 1/dt: advanced by the
+// excitation's delay (the first round(delay/dt) samples dropped), resampled to `fs_out` keeping
+// the IR convention (resample_ir), cut to round(duration * fs_out) samples.
+template <typename T>
+std::vector<float> deliver_ir(std::span<const T> signal, double dt, double delay, double fs_out,
+                              double duration);
+// Simulation steps needed to deliver `duration` seconds after a delay (with a tail for the
+// resampler).
+size_t steps_needed(double dt, double delay, double duration);
+
+struct GridFileInfo {
+    std::string source;
+    double sample_rate = 0;
+    double grid_spacing = 0;  // m: h * listener_grid.every
+    int every = 0;
+    std::string scene_hash;
+};
+
+// Writes `grid/<source>.h5`: /positions N x 3 float64, /ir N x T float32 (rows produced by
+// `row(i)`, each T samples), attributes sample_rate, grid_spacing, scene_hash, source, every.
+// Errors are InputErrors naming the file.
+class GridWriter {
+  public:
+    GridWriter(const std::filesystem::path& file, const std::vector<Vec3>& positions,
+               size_t samples, const GridFileInfo& info);
+    ~GridWriter();
+    GridWriter(const GridWriter&) = delete;
+    GridWriter& operator=(const GridWriter&) = delete;
+    void write_row(size_t i, std::span<const float> ir);
+    void close();
+
+  private:
+    std::filesystem::path file_;
+    std::int64_t file_id_ = -1, ir_id_ = -1;  // hid_t
+    size_t rows_ = 0, samples_ = 0;
+};
+
+}  // namespace ardent::cli
