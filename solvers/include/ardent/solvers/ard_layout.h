@@ -1,0 +1,83 @@
+// The host-side plan of an ARD run, built once from a decomposed scene and shared by the CPU and
+// CUDA backends: partitions stored contiguously and grouped by shape (so one FFT plan serves a
+// group), flat cell indices for every interface line and PML line, and the cells of sources,
+// receivers and the listener grid. Index space: [0, air_cells) are partition cells, partition by
+// partition, x fastest; [air_cells, air_cells + pml_cells) are PML cells, line by line.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ardent/preprocess/preprocess.h"
+
+namespace ardent::ard {
+
+struct ShapeGroup {
+    Index3 size;       // cells per axis
+    size_t first = 0;  // first partition of the group (partitions are sorted by shape)
+    size_t count = 0;
+    size_t cells() const {
+        return static_cast<size_t>(size[0]) * static_cast<size_t>(size[1]) *
+               static_cast<size_t>(size[2]);
+    }
+};
+
+struct PartitionSlot {
+    Index3 origin;
+    Index3 size;
+    size_t offset = 0;  // first flat index
+    uint32_t group = 0;
+};
+
+// One line of cells across an air-air interface, or across an air-PML face (then only the
+// `right` side is air and `far_right` points at PML cells).
+struct InterfaceLine {
+    int32_t right[3];      // target cells j = 0, 1, 2 into the right side (-1: not written)
+    int32_t left[3];       // target cells j = 0, 1, 2 into the left side (-1: not written)
+    int32_t far_right[3];  // true field 1, 2, 3 cells beyond the face, seen from the right side
+    int32_t far_left[3];   // ... seen from the left side
+    int32_t own_right[3];  // the right side's even extension, m = 0, 1, 2 cells in
+    int32_t own_left[3];
+};
+
+struct LineBatch {
+    size_t begin = 0, end = 0;  // lines [begin, end) write disjoint cells
+};
+
+struct PmlLine {
+    int32_t air[3];  // air cells 1, 2, 3 deep from the face (the true field seen from the PML)
+    int32_t material;
+    double sigma_max;  // 1/s, at the rigid back of the layer
+};
+
+struct Layout {
+    double h = 0, c = 0, dt = 0;
+    size_t air_cells = 0, pml_cells = 0;
+    int pml_depth = 0;
+    std::vector<PartitionSlot> partitions;
+    std::vector<ShapeGroup> groups;
+    std::vector<InterfaceLine> lines;  // interface lines, then PML coupling lines
+    std::vector<LineBatch> batches;    // run in order; each batch in parallel
+    std::vector<PmlLine> pml;          // PML lines; line L owns cells air_cells + L * depth
+    int32_t source = -1;
+    std::vector<int32_t> receivers;
+    std::vector<int32_t> grid_cells;
+    std::vector<Vec3> grid_positions;
+
+    int32_t flat(Index3 cell) const;  // flat index of an air cell, -1 otherwise
+    std::vector<int32_t> cell_index;  // per grid cell: flat index or -1 (kept for lookups)
+    Grid grid;
+};
+
+// Absorption a material is simulated with: the mean of its octave bands whose centres lie at or
+// below f_max (at least the lowest band), since the PML is frequency-independent.
+double band_absorption(const Material& m, double f_max);
+
+// sigma_max of a graded PML of `depth` cells (profile (x/L)^2) whose ideal round-trip reflection
+// exp(-2 integral(sigma) / c) is sqrt(1 - alpha); alpha = 1 is capped at -80 dB.
+double pml_sigma_max(double alpha, double c, double h, int depth);
+inline constexpr int kPmlProfileOrder = 2;
+
+Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid);
+
+}  // namespace ardent::ard

@@ -1,0 +1,65 @@
+// ARD's per-cell physics, written once for host and device code (spec section 5): the 6th-order
+// interface stencil, the exact-in-time mode update of a rectangular partition, and the update of a
+// PML line. Coefficients come from Mehra et al. 2012, section 3; the PML is the second-order form
+// of a complex-coordinate-stretched layer along the wall normal (Grote and Sim 2010).
+#pragma once
+
+#include <cmath>
+
+#include "ardent/solvers/hd.h"
+
+namespace ardent::ard {
+
+// Second-derivative stencil s[-3..3] * 180 h^2, indexed by |offset|.
+ARDENT_HD inline double stencil(int offset) {
+    constexpr double s[4] = {-490.0 / 180, 270.0 / 180, -27.0 / 180, 2.0 / 180};
+    const int a = offset < 0 ? -offset : offset;
+    return a > 3 ? 0.0 : s[a];
+}
+
+// Mode coefficients of a partition mode of angular frequency w: p_new = a * p - p_old + b * f.
+struct ModeCoefficients {
+    double a, b;
+};
+
+ARDENT_HD inline ModeCoefficients mode_coefficients(double w, double dt) {
+    // For w = 0 the limit of 2 (1 - cos w dt) / w^2 is dt^2.
+    if (w * dt < 1e-6) return {2.0 - (w * dt) * (w * dt), dt * dt};
+    const double c = std::cos(w * dt);
+    return {2.0 * c, 2.0 * (1.0 - c) / (w * w)};
+}
+
+template <typename Real>
+ARDENT_HD inline Real mode_update(Real a, Real b, Real p, Real p_old, Real f) {
+    return a * p - p_old + b * f;
+}
+
+// Interface forcing on the cell `j` cells into a partition from its face (j = 0, 1, 2), given the
+// true field on the far side (`far[k]`: k+1 cells beyond the face, k = 0..2) and the partition's
+// own even extension (`own[m]`: m cells in from the face, m = 0..2). Returns f / c^2 * h^2.
+template <typename Real>
+ARDENT_HD inline Real interface_term(int j, const Real far[3], const Real own[3]) {
+    Real f = 0;
+    // Far cell k sits j + 1 + k cells from the target, where the Neumann partition sees its own
+    // mirror image own[k] instead: the forcing is the stencil applied to the difference.
+    for (int k = 0; k <= 2 - j; ++k)
+        f += static_cast<Real>(stencil(j + 1 + k)) * (far[k] - own[k]);
+    return f;
+}
+
+// One PML line cell: p_tt + sigma p_t = c^2 d/dx (dp/dx + psi), psi_t + sigma psi = -sigma dp/dx.
+// lap6 is the 6th-order d2p/dx2 times h^2, dpsi the divergence of psi times h (staggered).
+template <typename Real>
+ARDENT_HD inline Real pml_pressure(Real p, Real p_old, Real lap6, Real dpsi, Real sigma_dt,
+                                   Real courant2) {
+    const Real half = static_cast<Real>(0.5) * sigma_dt;
+    return (2 * p - (1 - half) * p_old + courant2 * (lap6 + dpsi)) / (1 + half);
+}
+
+template <typename Real>
+ARDENT_HD inline Real pml_auxiliary(Real psi, Real grad, Real decay) {
+    // Exact for a gradient held over the step: psi -> psi e^{-s dt} - (1 - e^{-s dt}) grad.
+    return psi * decay - (1 - decay) * grad;
+}
+
+}  // namespace ardent::ard

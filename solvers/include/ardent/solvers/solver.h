@@ -1,0 +1,79 @@
+// The interface every wave solver implements (ARD and FDTD, on CPU or CUDA), chosen at run time
+// by make_solver(). A solver is built from a preprocessed scene for one driving source; advance()
+// runs time steps, injecting the band-limited source and sampling the receivers and the listener
+// grid at every step. Everything is at the simulation rate 1/dt; delivered IRs are the signals
+// advanced by the excitation's delay (see excitation.h) and resampled by the caller.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ardent/preprocess/preprocess.h"
+#include "ardent/solvers/excitation.h"
+
+namespace ardent {
+
+enum class Precision { Float32, Float64 };
+
+struct SolverOptions {
+    Precision precision = Precision::Float32;
+    int threads = 0;                    // 0: every core
+    size_t source = 0;                  // index into the scene's sources driving this run
+    bool listener_grid = true;          // sample the scene's listener grid
+    bool inject_source = true;          // false: start from set_pressure() values instead (tests)
+    std::filesystem::path fftw_wisdom;  // empty: $XDG_CACHE_HOME or ~/.cache/ardent/
+};
+
+// The run went wrong numerically (NaN, infinity or blow-up); the message names the step.
+class SolverError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+class Solver {
+  public:
+    virtual ~Solver() = default;
+
+    virtual std::string name() const = 0;  // e.g. "ard-cpu-float32"
+    double dt() const { return dt_; }
+    size_t steps_done() const { return step_; }
+    const Excitation& excitation() const { return excitation_; }
+
+    // Runs `steps` time steps. Checks the field every so often and throws SolverError on NaN,
+    // infinity or growth beyond any bounded solution. Returns early (false) when `stop` is set.
+    virtual bool advance(size_t steps, const std::atomic<bool>* stop = nullptr) = 0;
+
+    // Pressure at every receiver (scene order) for every step done so far.
+    const std::vector<std::vector<double>>& receivers() const { return receivers_; }
+    // Listener grid: cell centres and, per point, the pressure at every step.
+    const std::vector<Vec3>& grid_positions() const { return grid_positions_; }
+    const std::vector<std::vector<float>>& grid_signals() const { return grid_signals_; }
+
+    // Diagnostics and tests: sum of p^2 over air cells, and setting the initial field (both
+    // time levels) of one air cell.
+    virtual double field_energy() const = 0;
+    virtual void set_pressure(Index3 cell, double value) = 0;
+
+    // Bytes of solver state this instance holds.
+    virtual size_t memory_bytes() const = 0;
+
+  protected:
+    double dt_ = 0;
+    size_t step_ = 0;
+    Excitation excitation_;
+    std::vector<std::vector<double>> receivers_;
+    std::vector<Vec3> grid_positions_;
+    std::vector<std::vector<float>> grid_signals_;
+};
+
+// The solver the scene asks for (simulation.solver, simulation.device; "auto" picks CUDA when a
+// GPU is present). Throws ResourceError when the device is missing or memory does not suffice.
+std::unique_ptr<Solver> make_solver(const Preprocessed& scene, const SolverOptions& options);
+
+}  // namespace ardent

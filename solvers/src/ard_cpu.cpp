@@ -1,0 +1,346 @@
+#include "ard_cpu.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include <omp.h>
+
+#include "ardent/solvers/ard_layout.h"
+#include "ardent/solvers/ard_physics.h"
+#include "ardent/solvers/ard_source.h"
+#include "fftw_traits.h"
+
+namespace ardent::ard {
+namespace {
+
+std::filesystem::path default_wisdom_dir() {
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+        return std::filesystem::path(x) / "ardent";
+    if (const char* home = std::getenv("HOME"); home && *home)
+        return std::filesystem::path(home) / ".cache" / "ardent";
+    return {};
+}
+
+// Shapes this large are planned with FFTW_MEASURE (and the plan kept as wisdom); smaller ones
+// are cheap either way and would only slow start-up.
+constexpr size_t kMeasureCells = 4096;
+
+template <typename Real>
+class ArdCpu final : public Solver {
+    using F = Fftw<Real>;
+
+  public:
+    ArdCpu(const Preprocessed& p, const SolverOptions& o)
+        : layout_(build_layout(p, o.source, o.listener_grid)), inject_(o.inject_source) {
+        const Layout& L = layout_;
+        threads_ = o.threads > 0 ? o.threads : omp_get_max_threads();
+        dt_ = L.dt;
+        excitation_ = Excitation::for_band(p.scene.simulation.max_frequency, dt_);
+        source_samples_ = source_signal(excitation_, dt_);
+        c2h2_ = static_cast<Real>(L.c * L.c / (L.h * L.h));
+        source_scale_ = L.c * L.c / (L.h * L.h * L.h);
+        courant2_ = static_cast<Real>((L.c * dt_ / L.h) * (L.c * dt_ / L.h));
+
+        field_.assign(L.air_cells + L.pml_cells, Real(0));
+        pml_old_.assign(L.pml_cells, Real(0));
+        psi_.assign(L.pml.size() * static_cast<size_t>(std::max(L.pml_depth - 1, 0)), Real(0));
+        force_ = F::alloc(std::max<size_t>(L.air_cells, 1));
+        modes_[0] = F::alloc(std::max<size_t>(L.air_cells, 1));
+        modes_[1] = F::alloc(std::max<size_t>(L.air_cells, 1));
+        std::fill_n(modes_[0], L.air_cells, Real(0));
+        std::fill_n(modes_[1], L.air_cells, Real(0));
+
+        build_coefficients();
+        build_pml_profile();
+        plan(o.fftw_wisdom);
+
+        receivers_.assign(L.receivers.size(), {});
+        grid_positions_ = L.grid_positions;
+        grid_signals_.assign(L.grid_cells.size(), {});
+    }
+
+    ~ArdCpu() override {
+        for (auto pl : forward_)
+            F::destroy(pl);
+        for (auto pl : backward_)
+            F::destroy(pl);
+        F::free(force_);
+        F::free(modes_[0]);
+        F::free(modes_[1]);
+    }
+
+    std::string name() const override { return std::string("ard-cpu-") + F::tag; }
+
+    bool advance(size_t steps, const std::atomic<bool>* stop) override {
+        for (size_t s = 0; s < steps; ++s) {
+            if (stop && stop->load(std::memory_order_relaxed)) return false;
+            step_once();
+            if (step_ % kCheckEvery == 0) check_field();
+        }
+        return true;
+    }
+
+    double field_energy() const override {
+        double e = 0;
+#pragma omp parallel for reduction(+ : e) num_threads(threads_) schedule(static)
+        for (long i = 0; i < static_cast<long>(layout_.air_cells); ++i)
+            e += static_cast<double>(field_[i]) * static_cast<double>(field_[i]);
+        return e;
+    }
+
+    void set_pressure(Index3 cell, double value) override {
+        const int32_t f = layout_.flat(cell);
+        if (f < 0) throw std::invalid_argument("set_pressure: not an air cell");
+        field_[f] = static_cast<Real>(value);
+        // Both time levels of the cell's partition: the field starts at rest.
+        for (const PartitionSlot& s : layout_.partitions) {
+            if (static_cast<size_t>(f) < s.offset || static_cast<size_t>(f) >= s.offset + cells(s))
+                continue;
+            const size_t n = cells(s);
+            std::copy_n(field_.data() + s.offset, n, force_ + s.offset);
+            F::execute(forward_[s.group], force_ + s.offset, force_ + s.offset);
+            const Real scale = Real(1) / static_cast<Real>(8 * n);
+            for (size_t i = 0; i < n; ++i)
+                modes_[0][s.offset + i] = modes_[1][s.offset + i] = force_[s.offset + i] * scale;
+        }
+    }
+
+    size_t memory_bytes() const override {
+        return sizeof(Real) * (field_.size() + pml_old_.size() + psi_.size() +
+                               3 * layout_.air_cells + coef_a_.size() + coef_b_.size()) +
+               sizeof(InterfaceLine) * layout_.lines.size() + sizeof(PmlLine) * layout_.pml.size();
+    }
+
+  private:
+    static constexpr size_t kCheckEvery = 64;
+
+    static size_t cells(const PartitionSlot& s) {
+        return static_cast<size_t>(s.size[0]) * static_cast<size_t>(s.size[1]) *
+               static_cast<size_t>(s.size[2]);
+    }
+
+    // Per shape and mode: p_new = a p - p_old + b f, with b carrying the DCT round trip's 1/(8N).
+    void build_coefficients() {
+        const Layout& L = layout_;
+        const double pi = 3.14159265358979323846;
+        coef_offset_.resize(L.groups.size());
+        size_t total = 0;
+        for (size_t g = 0; g < L.groups.size(); ++g) {
+            coef_offset_[g] = total;
+            total += L.groups[g].cells();
+        }
+        coef_a_.resize(total);
+        coef_b_.resize(total);
+        for (size_t g = 0; g < L.groups.size(); ++g) {
+            const Index3 n = L.groups[g].size;
+            const double norm = 1.0 / (8.0 * static_cast<double>(L.groups[g].cells()));
+            size_t i = coef_offset_[g];
+            for (int kz = 0; kz < n[2]; ++kz)
+                for (int ky = 0; ky < n[1]; ++ky)
+                    for (int kx = 0; kx < n[0]; ++kx, ++i) {
+                        const double wx = kx / (n[0] * L.h), wy = ky / (n[1] * L.h),
+                                     wz = kz / (n[2] * L.h);
+                        const double w = L.c * pi * std::sqrt(wx * wx + wy * wy + wz * wz);
+                        const ModeCoefficients m = mode_coefficients(w, dt_);
+                        coef_a_[i] = static_cast<Real>(m.a);
+                        coef_b_[i] = static_cast<Real>(m.b * norm);
+                    }
+        }
+    }
+
+    void build_pml_profile() {
+        const Layout& L = layout_;
+        const int D = L.pml_depth;
+        // Per line, sigma dt at cell centres and decay factors at the faces between cells.
+        cell_sigma_dt_.resize(L.pml.size() * static_cast<size_t>(D));
+        face_decay_.resize(L.pml.size() * static_cast<size_t>(std::max(D - 1, 0)));
+        for (size_t l = 0; l < L.pml.size(); ++l) {
+            const double smax = L.pml[l].sigma_max;
+            for (int k = 0; k < D; ++k) {
+                const double x = (k + 0.5) / D;
+                cell_sigma_dt_[l * D + k] =
+                    static_cast<Real>(smax * std::pow(x, kPmlProfileOrder) * dt_);
+            }
+            for (int f = 0; f + 1 < D; ++f) {
+                const double x = (f + 1.0) / D;
+                face_decay_[l * (D - 1) + f] =
+                    static_cast<Real>(std::exp(-smax * std::pow(x, kPmlProfileOrder) * dt_));
+            }
+        }
+    }
+
+    void plan(const std::filesystem::path& wisdom_opt) {
+        const Layout& L = layout_;
+        const std::filesystem::path dir = wisdom_opt.empty() ? default_wisdom_dir() : wisdom_opt;
+        std::filesystem::path wisdom;
+        if (!dir.empty()) {
+            wisdom = dir / (std::string("fftw-wisdom-") + F::tag);
+            F::import_wisdom(wisdom.c_str());
+        }
+        F::time_limit(2.0);
+        size_t largest = 1;
+        for (const auto& g : L.groups)
+            largest = std::max(largest, g.cells());
+        Real* a = F::alloc(largest);
+        Real* b = F::alloc(largest);
+        bool measured = false;
+        for (const auto& g : L.groups) {
+            const unsigned flags = FFTW_UNALIGNED | FFTW_PRESERVE_INPUT |
+                                   (g.cells() >= kMeasureCells ? FFTW_MEASURE : FFTW_ESTIMATE);
+            measured |= g.cells() >= kMeasureCells;
+            // Partitions are stored x fastest: FFTW's last dimension is x.
+            forward_.push_back(
+                F::r2r_3d(g.size[2], g.size[1], g.size[0], a, a, FFTW_REDFT10, flags));
+            backward_.push_back(
+                F::r2r_3d(g.size[2], g.size[1], g.size[0], a, b, FFTW_REDFT01, flags));
+        }
+        F::free(a);
+        F::free(b);
+        if (measured && !wisdom.empty()) {
+            std::error_code ec;
+            std::filesystem::create_directories(dir, ec);
+            if (!ec) F::export_wisdom(wisdom.c_str());
+        }
+    }
+
+    void step_once() {
+        const Layout& L = layout_;
+        const Real* p = field_.data();
+        // 0. Sampling: sample n is the field at t = n dt.
+        for (size_t r = 0; r < L.receivers.size(); ++r)
+            receivers_[r].push_back(p[L.receivers[r]]);
+        for (size_t i = 0; i < L.grid_cells.size(); ++i)
+            grid_signals_[i].push_back(static_cast<float>(p[L.grid_cells[i]]));
+        std::fill_n(force_, L.air_cells, Real(0));
+
+        // 1. Interface and PML coupling forcing, batch by batch.
+        for (const LineBatch& b : L.batches) {
+#pragma omp parallel for num_threads(threads_) schedule(static)
+            for (long li = static_cast<long>(b.begin); li < static_cast<long>(b.end); ++li) {
+                const InterfaceLine& line = L.lines[static_cast<size_t>(li)];
+                Real far[3], own[3];
+                if (line.right[0] >= 0) {
+                    for (int k = 0; k < 3; ++k) {
+                        far[k] = p[line.far_right[k]];
+                        own[k] = p[line.own_right[k]];
+                    }
+                    for (int j = 0; j < 3 && line.right[j] >= 0; ++j)
+                        force_[line.right[j]] += c2h2_ * interface_term(j, far, own);
+                }
+                if (line.left[0] >= 0) {
+                    for (int k = 0; k < 3; ++k) {
+                        far[k] = p[line.far_left[k]];
+                        own[k] = p[line.own_left[k]];
+                    }
+                    for (int j = 0; j < 3 && line.left[j] >= 0; ++j)
+                        force_[line.left[j]] += c2h2_ * interface_term(j, far, own);
+                }
+            }
+        }
+        // 2. The source.
+        if (inject_ && L.source >= 0 && step_ < source_samples_.size())
+            force_[L.source] += static_cast<Real>(source_scale_ * source_samples_[step_]);
+        // 3. PML lines to step n+1 (they read the air at step n, so before the partitions).
+        update_pml();
+        // 4. Partitions: DCT of the forcing, mode update, inverse DCT.
+        Real* cur = modes_[cur_];
+        Real* old = modes_[1 - cur_];
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
+        for (long si = 0; si < static_cast<long>(L.partitions.size()); ++si) {
+            const PartitionSlot& s = L.partitions[static_cast<size_t>(si)];
+            const size_t n = cells(s), o = s.offset;
+            F::execute(forward_[s.group], force_ + o, force_ + o);
+            const Real* a = coef_a_.data() + coef_offset_[s.group];
+            const Real* bb = coef_b_.data() + coef_offset_[s.group];
+            Real* c = cur + o;
+            Real* od = old + o;
+            const Real* f = force_ + o;
+            for (size_t i = 0; i < n; ++i)
+                od[i] = mode_update(a[i], bb[i], c[i], od[i], f[i]);
+            F::execute(backward_[s.group], od, field_.data() + o);
+        }
+        cur_ = 1 - cur_;
+        std::swap_ranges(pml_old_.begin(), pml_old_.end(),
+                         field_.begin() + static_cast<long>(L.air_cells));
+        ++step_;
+    }
+
+    void update_pml() {
+        const Layout& L = layout_;
+        const int D = L.pml_depth;
+        const Real* p = field_.data();
+#pragma omp parallel for num_threads(threads_) schedule(static)
+        for (long li = 0; li < static_cast<long>(L.pml.size()); ++li) {
+            const size_t l = static_cast<size_t>(li);
+            const PmlLine& line = L.pml[l];
+            const size_t base = L.air_cells + l * static_cast<size_t>(D);
+            auto val = [&](int i) -> Real {
+                if (i < 0) return p[line.air[-1 - i]];
+                if (i >= D) i = 2 * D - 1 - i;  // rigid back: even extension
+                return p[base + static_cast<size_t>(i)];
+            };
+            Real* psi = psi_.data() + l * static_cast<size_t>(D - 1);
+            Real* old = pml_old_.data() + l * static_cast<size_t>(D);
+            for (int k = 0; k < D; ++k) {
+                Real lap = 0;
+                for (int m = -3; m <= 3; ++m)
+                    lap += static_cast<Real>(stencil(m)) * val(k + m);
+                const Real front = k > 0 ? psi[k - 1] : Real(0);
+                const Real back = k + 1 < D ? psi[k] : Real(0);
+                old[k] = pml_pressure(val(k), old[k], lap, back - front,
+                                      cell_sigma_dt_[l * D + static_cast<size_t>(k)], courant2_);
+            }
+            for (int f = 0; f + 1 < D; ++f)
+                psi[f] = pml_auxiliary(psi[f], val(f + 1) - val(f),
+                                       face_decay_[l * (D - 1) + static_cast<size_t>(f)]);
+        }
+    }
+
+    void check_field() {
+        const double e = field_energy();
+        if (!std::isfinite(e))
+            throw SolverError("the pressure field became NaN or infinite at step " +
+                              std::to_string(step_) +
+                              " (t = " + std::to_string(static_cast<double>(step_) * dt_) + " s)");
+        // A passive room cannot gain energy once the source is silent; sum p^2 swings between
+        // potential and kinetic energy, so allow a wide margin before calling it a blow-up.
+        const bool source_on =
+            inject_ && static_cast<double>(step_) * dt_ <= 2 * excitation_.delay();
+        if (source_on || peak_energy_ == 0) {
+            peak_energy_ = std::max(peak_energy_, e);
+        } else if (e > 1e3 * peak_energy_) {
+            throw SolverError("the pressure field grew without bound by step " +
+                              std::to_string(step_) +
+                              " (t = " + std::to_string(static_cast<double>(step_) * dt_) +
+                              " s): the run is numerically unstable");
+        }
+    }
+
+    Layout layout_;
+    bool inject_;
+    int threads_ = 1;
+    Real c2h2_, courant2_;
+    double source_scale_;
+    std::vector<double> source_samples_;
+    std::vector<Real> field_, pml_old_, psi_;
+    Real* force_ = nullptr;
+    Real* modes_[2] = {nullptr, nullptr};
+    int cur_ = 0;
+    std::vector<size_t> coef_offset_;
+    std::vector<Real> coef_a_, coef_b_;
+    std::vector<Real> cell_sigma_dt_, face_decay_;
+    std::vector<typename F::Plan> forward_, backward_;
+    double peak_energy_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Solver> make_cpu_solver(const Preprocessed& p, const SolverOptions& options) {
+    if (options.precision == Precision::Float64)
+        return std::make_unique<ArdCpu<double>>(p, options);
+    return std::make_unique<ArdCpu<float>>(p, options);
+}
+
+}  // namespace ardent::ard

@@ -1,0 +1,209 @@
+#include "ardent/solvers/ard_layout.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "ardent/preprocess/estimate.h"
+
+namespace ardent::ard {
+namespace {
+
+Index3 step(Index3 c, int axis, int d) {
+    c[axis] += d;
+    return c;
+}
+
+// Even (Neumann) extension of a partition of n cells along its axis: the cell m cells in from a
+// face, folded back into [0, n).
+int fold(int m, int n) {
+    const int period = 2 * n;
+    int r = m % period;
+    if (r < 0) r += period;
+    return r < n ? r : period - 1 - r;
+}
+
+}  // namespace
+
+int32_t Layout::flat(Index3 cell) const {
+    if (!grid.contains(cell)) return -1;
+    return cell_index[grid.index(cell)];
+}
+
+double band_absorption(const Material& m, double f_max) {
+    double sum = 0;
+    int n = 0;
+    for (size_t b = 0; b < kOctaveBandsHz.size() && kOctaveBandsHz[b] <= f_max; ++b, ++n)
+        sum += m.absorption[b];
+    return n ? sum / n : m.absorption[0];
+}
+
+double pml_sigma_max(double alpha, double c, double h, int depth) {
+    const double r = std::max(std::sqrt(std::max(0.0, 1.0 - alpha)), 1e-4);
+    const double length = depth * h;
+    // integral of sigma_max (x/L)^m over the layer is sigma_max L / (m + 1).
+    return -(c / 2) * std::log(r) * (kPmlProfileOrder + 1) / length;
+}
+
+Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid) {
+    Layout L;
+    const Grid& g = p.air.grid;
+    const Decomposition& d = p.decomposition;
+    L.grid = g;
+    L.h = g.h;
+    L.c = p.scene.simulation.speed_of_sound;
+    L.dt = ard_time_step(L.h, L.c);
+    L.pml_depth = d.pml_depth;
+
+    // Partitions grouped by shape, groups in order of first appearance (deterministic).
+    std::vector<size_t> order(d.partitions.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::map<Index3, uint32_t> group_of;
+    std::vector<uint32_t> group_id(d.partitions.size());
+    for (size_t i = 0; i < d.partitions.size(); ++i) {
+        auto [it, inserted] =
+            group_of.emplace(d.partitions[i].size, static_cast<uint32_t>(group_of.size()));
+        group_id[i] = it->second;
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return group_id[a] < group_id[b]; });
+    L.groups.resize(group_of.size());
+    L.partitions.resize(order.size());
+    std::vector<size_t> slot_of(d.partitions.size());
+    size_t offset = 0;
+    for (size_t s = 0; s < order.size(); ++s) {
+        const Partition& P = d.partitions[order[s]];
+        const uint32_t gid = group_id[order[s]];
+        ShapeGroup& grp = L.groups[gid];
+        if (grp.count == 0) {
+            grp.size = P.size;
+            grp.first = s;
+        }
+        ++grp.count;
+        L.partitions[s] = {P.origin, P.size, offset, gid};
+        slot_of[order[s]] = s;
+        offset += P.cells();
+    }
+    L.air_cells = offset;
+
+    L.cell_index.assign(g.count(), -1);
+    for (const PartitionSlot& s : L.partitions) {
+        int32_t f = static_cast<int32_t>(s.offset);
+        for (int k = 0; k < s.size[2]; ++k)
+            for (int j = 0; j < s.size[1]; ++j)
+                for (int i = 0; i < s.size[0]; ++i)
+                    L.cell_index[g.index(s.origin[0] + i, s.origin[1] + j, s.origin[2] + k)] = f++;
+    }
+
+    // The true field `k + 1` cells from `start` along `dir` (start itself for k = 0): walks the
+    // grid and reflects at non-air cells as a rigid wall would.
+    auto true_field = [&](Index3 start, int axis, int dir, int k) -> int32_t {
+        int heading = dir;
+        Index3 c = start;
+        for (int s = 0; s < k; ++s) {
+            const Index3 next = step(c, axis, heading);
+            if (L.flat(next) < 0) {
+                heading = -heading;  // mirror: the next value is the current cell's again
+                continue;
+            }
+            c = next;
+        }
+        return L.flat(c);
+    };
+
+    // Interface lines, batch by batch (axis, colour) as the decomposition sorted them.
+    size_t batch_start = 0;
+    int cur_axis = -1, cur_color = -1;
+    for (const Interface& f : d.interfaces) {
+        if (f.axis != cur_axis || f.color != cur_color) {
+            if (L.lines.size() > batch_start) L.batches.push_back({batch_start, L.lines.size()});
+            batch_start = L.lines.size();
+            cur_axis = f.axis;
+            cur_color = f.color;
+        }
+        const int a = f.axis, u = (a + 1) % 3, v = (a + 2) % 3;
+        const int n_left = d.partitions[f.left].size[a], n_right = d.partitions[f.right].size[a];
+        for (int jv = f.lo[v]; jv < f.hi[v]; ++jv)
+            for (int ju = f.lo[u]; ju < f.hi[u]; ++ju) {
+                Index3 r0;
+                r0[a] = f.plane;
+                r0[u] = ju;
+                r0[v] = jv;
+                const Index3 l0 = step(r0, a, -1);
+                InterfaceLine line{};
+                for (int j = 0; j < 3; ++j) {
+                    line.right[j] = j < f.depth_right ? L.flat(step(r0, a, j)) : -1;
+                    line.left[j] = j < f.depth_left ? L.flat(step(l0, a, -j)) : -1;
+                    line.far_right[j] = true_field(l0, a, -1, j);
+                    line.far_left[j] = true_field(r0, a, +1, j);
+                    line.own_right[j] = L.flat(step(r0, a, fold(j, n_right)));
+                    line.own_left[j] = L.flat(step(l0, a, -fold(j, n_left)));
+                }
+                L.lines.push_back(line);
+            }
+    }
+    if (L.lines.size() > batch_start) L.batches.push_back({batch_start, L.lines.size()});
+
+    // PML lines: one per air-wall face of an absorbing slab; coupling lines batched by
+    // (axis, side) so lines of one batch write disjoint cells.
+    const double f_max = p.scene.simulation.max_frequency;
+    for (int a = 0; a < 3; ++a)
+        for (int side : {-1, 1}) {
+            const size_t begin = L.lines.size();
+            for (const PmlSlab& s : d.pml) {
+                if (s.axis != a || s.side != side) continue;
+                const PartitionSlot& P = L.partitions[slot_of[s.partition]];
+                const int n = P.size[a];
+                const int u = (a + 1) % 3, v = (a + 2) % 3;
+                const double sigma = pml_sigma_max(
+                    band_absorption(p.scene.materials[s.material], f_max), L.c, L.h, L.pml_depth);
+                for (int jv = s.lo[v]; jv < s.hi[v]; ++jv)
+                    for (int ju = s.lo[u]; ju < s.hi[u]; ++ju) {
+                        Index3 a0;
+                        a0[a] = s.lo[a];
+                        a0[u] = ju;
+                        a0[v] = jv;
+                        const int32_t first_pml = static_cast<int32_t>(
+                            L.air_cells + L.pml.size() * static_cast<size_t>(L.pml_depth));
+                        PmlLine pl{};
+                        pl.material = s.material;
+                        pl.sigma_max = sigma;
+                        InterfaceLine line{};
+                        for (int j = 0; j < 3; ++j) {
+                            // The air side plays "right": j cells in from the wall face.
+                            pl.air[j] = true_field(a0, a, -side, j);
+                            line.right[j] =
+                                j < std::min(3, n) ? L.flat(step(a0, a, -side * j)) : -1;
+                            line.left[j] = -1;
+                            line.far_right[j] =
+                                j < L.pml_depth ? first_pml + j : first_pml + L.pml_depth - 1;
+                            line.own_right[j] = L.flat(step(a0, a, -side * fold(j, n)));
+                            line.far_left[j] = line.own_left[j] = -1;
+                        }
+                        L.pml.push_back(pl);
+                        L.lines.push_back(line);
+                    }
+            }
+            if (L.lines.size() > begin) L.batches.push_back({begin, L.lines.size()});
+        }
+    L.pml_cells = L.pml.size() * static_cast<size_t>(L.pml_depth);
+
+    L.source = L.flat(p.air.sources.at(source).cell);
+    for (const PlacedEmitter& r : p.air.receivers)
+        L.receivers.push_back(L.flat(r.cell));
+    const int every = p.scene.listener_grid_every;
+    if (listener_grid && every > 0) {
+        for (int k = 0; k < g.dims[2]; k += every)
+            for (int j = 0; j < g.dims[1]; j += every)
+                for (int i = 0; i < g.dims[0]; i += every) {
+                    const int32_t f = L.flat({i, j, k});
+                    if (f < 0) continue;
+                    L.grid_cells.push_back(f);
+                    L.grid_positions.push_back(g.centre({i, j, k}));
+                }
+    }
+    return L;
+}
+
+}  // namespace ardent::ard

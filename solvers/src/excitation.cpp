@@ -1,0 +1,21 @@
+#include "ardent/solvers/excitation.h"
+
+namespace ardent {
+
+Excitation Excitation::for_band(double f_max, double dt) {
+    // Kaiser design for 60 dB stop bands (ripple 1e-3): beta = 0.1102 (A - 8.7) and a window of
+    // (A - 7.95) / (14.36 df) seconds for a transition band df.
+    constexpr double attenuation = 60;
+    Excitation e;
+    e.f_max = f_max;
+    e.f_pass_lo = 0.05 * f_max;
+    e.f_pass_hi = 0.8 * f_max;
+    e.dt = dt;
+    e.beta = 0.1102 * (attenuation - 8.7);
+    const double length = (attenuation - 7.95) / 14.36;
+    e.half_hi = 0.5 * length / (f_max - e.f_pass_hi);  // transition 0.8 -> 1.0 f_max
+    e.half_lo = 0.5 * length / e.f_pass_lo;            // transition 0 -> 0.05 f_max
+    return e;
+}
+
+}  // namespace ardent
