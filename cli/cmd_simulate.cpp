@@ -359,10 +359,10 @@ int run(const Opts& o) {
                     if (every > 0 && solver->steps_done() % every == 0 &&
                         solver->steps_done() < total)
                         save_checkpoint();
-                    const double per_step = took / static_cast<double>(n);
-                    chunk = per_step > 0
-                                ? static_cast<size_t>(std::clamp(0.25 / per_step, 1.0, 1e6))
-                                : chunk * 2;
+                    // Grow or shrink by halves: a per-call cost in advance() must not keep the
+                    // chunks small.
+                    if (n == chunk && took < 0.12) chunk *= 2;
+                    if (took > 0.5 && chunk > 1) chunk /= 2;
                 }
             } catch (const SolverError& e) {
                 progress.end();

@@ -86,10 +86,15 @@ void Progress::draw(bool final) {
     const int fill = static_cast<int>(std::clamp(frac, 0.0, 1.0) * width);
     std::string bar(static_cast<size_t>(fill), '#');
     bar.resize(width, '-');
-    std::fprintf(stderr, "\r\033[K%s [%s] %3.0f %% %zu/%zu %s, %s %s/s, %s %s", label_.c_str(),
-                 bar.c_str(), 100 * frac, done_, total_, unit_.c_str(), rate_text, unit_.c_str(),
-                 final ? duration_text(elapsed).c_str() : duration_text(eta).c_str(),
-                 final ? "" : "left");
+    if (final) {
+        std::fprintf(stderr, "\r\033[K%s [%s] %3.0f %% %zu/%zu %s, %s %s/s, done in %s",
+                     label_.c_str(), bar.c_str(), 100 * frac, done_, total_, unit_.c_str(),
+                     rate_text, unit_.c_str(), duration_text(elapsed).c_str());
+    } else {
+        std::fprintf(stderr, "\r\033[K%s [%s] %3.0f %% %zu/%zu %s, %s %s/s, %s left",
+                     label_.c_str(), bar.c_str(), 100 * frac, done_, total_, unit_.c_str(),
+                     rate_text, unit_.c_str(), duration_text(eta).c_str());
+    }
     if (final) std::fputc('\n', stderr);
     std::fflush(stderr);
     drawn_ = !final;
