@@ -352,7 +352,7 @@ int run(const Opts& o) {
                     const double took = seconds_since(tc);
                     progress.update(solver->steps_done());
                     if (!finished || g_stop.load()) {
-                        progress.end();
+                        progress.abandon();
                         if (partial) save_checkpoint();
                         throw Interrupted{};
                     }
@@ -365,7 +365,8 @@ int run(const Opts& o) {
                     if (took > 0.5 && chunk > 1) chunk /= 2;
                 }
             } catch (const SolverError& e) {
-                progress.end();
+                progress.update(solver->steps_done());
+                progress.abandon();
                 dir.discard();  // resuming would only meet the same failure
                 std::fprintf(stderr, "ardent: the simulation of source %s failed: %s\n",
                              src_name.c_str(), e.what());

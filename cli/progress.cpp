@@ -55,6 +55,17 @@ void Progress::end() {
     if (style_ != Style::Quiet) draw(true);
 }
 
+void Progress::abandon() {
+    if (!active_) return;
+    active_ = false;
+    if (style_ == Style::Quiet) return;
+    if (style_ == Style::Bar && drawn_) std::fputs("\r\033[K", stderr);
+    std::fprintf(stderr, "%s: stopped after %zu of %zu %s\n", label_.c_str(), done_, total_,
+                 unit_.c_str());
+    drawn_ = false;
+    std::fflush(stderr);
+}
+
 void Progress::note(const std::string& line) {
     if (style_ == Style::Quiet) return;
     if (style_ == Style::Bar && drawn_) std::fputs("\r\033[K", stderr);

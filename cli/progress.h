@@ -24,6 +24,8 @@ class Progress {
     void update(size_t done);
     // Ends the task (prints its final state and the elapsed time).
     void end();
+    // Ends the task early (stopped or failed): prints where it stopped, never "done".
+    void abandon();
     // A message line (clears the bar first); not printed when quiet.
     void note(const std::string& line);
 
