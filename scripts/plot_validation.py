@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""Draws the ARD validation figures of docs/validation.md from the CSVs the validation tests write.
+
+Usage:
+  ARDENT_VALIDATION_OUT=out/validation build/tests/test_ard_validation_long
+  ARDENT_VALIDATION_OUT=out/validation build/tests/test_ard_validation      # CI-size runs
+  python3 scripts/plot_validation.py out/validation [-o docs/images]
+
+Each figure uses the long run's CSV when present and the CI run's (suffix _ci) otherwise; figures
+whose CSVs are missing are skipped with a note. Needs python3 with numpy and matplotlib.
+"""
+import argparse
+import csv
+import math
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    header, data = rows[0], rows[1:]
+    return {name: [float(r[i]) for r in data] for i, name in enumerate(header)}
+
+
+def find(folder, *names):
+    for n in names:
+        p = os.path.join(folder, n)
+        if os.path.exists(p):
+            return p
+    return None
+
+
+def pick(folder, stem, suffix=".csv"):
+    """The long run's file, else the CI run's."""
+    return find(folder, stem + suffix, stem + "_ci" + suffix)
+
+
+def log_frequency_axis(ax, lo=40, hi=1000):
+    ticks = [t for t in (50, 100, 200, 300, 500, 800, 1000, 2000) if lo <= t <= hi]
+    ax.set_xscale("log")
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([str(t) for t in ticks])
+    ax.minorticks_off()
+
+
+def save(fig, out, name):
+    path = os.path.join(out, "validation-" + name + ".png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    print("wrote", path)
+
+
+def plot_box(folder, out, stem, title, bar):
+    path = pick(folder, stem)
+    if not path:
+        print("skip", stem, "(no CSV)")
+        return
+    d = read_csv(path)
+    t, a, r = d["t_s"], d["ard"], d["image_source"]
+    err = math.sqrt(sum((x - y) ** 2 for x, y in zip(a, r)) / sum(y * y for y in r))
+    fig, axes = plt.subplots(3, 1, figsize=(9, 8))
+    for ax, (t0, t1) in zip(axes[:2], [(t[0], t[-1]), (t[0], min(t[-1], 0.06))]):
+        ax.plot(t, r, color="k", lw=1.2, label="image sources")
+        ax.plot(t, a, color="tab:orange", lw=0.8, ls="--", label="ARD")
+        ax.set_xlim(t0, t1)
+        ax.set_ylabel("pressure (band 0.05-0.8 f_max)")
+        ax.legend(loc="upper right")
+    axes[0].set_title(f"{title}: relative L2 error {100 * err:.2f} % (bar {bar} %)"
+                      f"  [{os.path.basename(path)}]")
+    axes[1].set_title("first 60 ms")
+    axes[2].plot(t, [x - y for x, y in zip(a, r)], color="tab:red", lw=0.8)
+    axes[2].set_ylabel("ARD - reference")
+    axes[2].set_xlabel("time (s)")
+    fig.tight_layout()
+    save(fig, out, stem.replace("_", "-"))
+
+
+def plot_modes(folder, out, stem, title):
+    spec = pick(folder, stem, "_spectrum.csv")
+    modes = pick(folder, stem, "_modes.csv")
+    analytic = pick(folder, stem, "_analytic.csv")
+    if not (spec and modes and analytic):
+        print("skip", stem, "(no CSV)")
+        return
+    s, m, a = read_csv(spec), read_csv(modes), read_csv(analytic)
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(10, 7),
+                                   gridspec_kw={"height_ratios": [2, 1]})
+    for f in a["f_hz"]:
+        ax1.axvline(f, color="0.85", lw=0.5, zorder=0)
+    for f in m["f_analytic_hz"]:
+        ax1.axvline(f, color="tab:green", lw=0.8, ls=":", zorder=1)
+    ax1.plot(s["f_hz"], s["level_db"], color="k", lw=0.7, zorder=2)
+    ax1.set_ylim(-100, 5)
+    ax1.set_ylabel("level (dB re peak)")
+    ax1.set_title(f"{title}: spectrum; grey = analytic modes, green = isolated modes checked")
+    ax2.axhspan(-0.5, 0.5, color="tab:green", alpha=0.12, label="bar ±0.5 %")
+    err = [100 * (fm - fa) / fa for fa, fm in zip(m["f_analytic_hz"], m["f_measured_hz"])]
+    ax2.plot(m["f_analytic_hz"], err, "o", color="tab:blue", ms=4, label="measured peak")
+    worst = max((abs(e) for e in err), default=0)
+    ax2.set_ylabel("peak - analytic (%)")
+    ax2.set_xlabel("frequency (Hz)")
+    ax2.set_title(f"{len(err)} modes, largest error {worst:.3f} %")
+    ax2.set_xlim(ax1.get_xlim())
+    lim = max(0.6, 1.2 * worst)
+    ax2.set_ylim(-lim, lim)
+    ax2.legend(loc="upper left")
+    fig.tight_layout()
+    save(fig, out, stem.replace("_", "-"))
+
+
+def plot_reflection(folder, out):
+    cases = [("reflection_interface.csv", "interface between two partitions", "tab:blue"),
+             ("reflection_alpha1.csv", "fully absorbing wall (alpha 1.0)", "tab:red")]
+    have = [(os.path.join(folder, f), label, c) for f, label, c in cases
+            if os.path.exists(os.path.join(folder, f))]
+    if not have:
+        print("skip reflection (no CSV)")
+        return
+    fig, ax = plt.subplots(figsize=(9, 5))
+    for path, label, color in have:
+        d = read_csv(path)
+        ax.plot(d["f_hz"], d["r_db"], color=color, lw=0.8, alpha=0.6, label=label + " (per bin)")
+        bands = os.path.join(folder, "bands_" + os.path.basename(path))
+        if os.path.exists(bands):
+            b = read_csv(bands)
+            ax.plot(b["centre_hz"], b["r_db"], "o-", color=color, ms=4,
+                    label=label + " (third octaves)")
+    ax.axhline(-40, color="k", ls="--", lw=1, label="bar -40 dB")
+    log_frequency_axis(ax)
+    ax.set_xlabel("frequency (Hz)")
+    ax.set_ylabel("reflected / incident (dB)")
+    ax.set_title("Plane-wave reflection in a rigid duct, band 0.05-0.8 f_max")
+    ax.legend(fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    save(fig, out, "reflection")
+
+
+def plot_absorption(folder, out):
+    alphas = [0.1, 0.5, 0.9]
+    colors = ["tab:blue", "tab:orange", "tab:green"]
+    fig, ax = plt.subplots(figsize=(9, 5))
+    drawn = False
+    for alpha, color in zip(alphas, colors):
+        path = os.path.join(folder, f"reflection_alpha{alpha:.1f}.csv")
+        if not os.path.exists(path):
+            continue
+        drawn = True
+        d = read_csv(path)
+        r = [10 ** (v / 20) for v in d["r_db"]]
+        want = math.sqrt(1 - alpha)
+        ax.axhspan(want - 0.05, want + 0.05, color=color, alpha=0.12)
+        ax.axhline(want, color=color, ls="--", lw=1)
+        ax.plot(d["f_hz"], r, color=color, lw=1, label=f"alpha {alpha}: |R|, target {want:.3f}")
+    if not drawn:
+        plt.close(fig)
+        print("skip absorption (no CSV)")
+        return
+    log_frequency_axis(ax)
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("frequency (Hz)")
+    ax.set_ylabel("|R| normal incidence")
+    ax.set_title("Absorbing wall vs sqrt(1 - alpha) (shaded: bar ±0.05)")
+    ax.legend(fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    save(fig, out, "absorption")
+
+
+def plot_energy(folder, out):
+    path = pick(folder, "energy")
+    if not path:
+        print("skip energy (no CSV)")
+        return
+    d = read_csv(path)
+    fig, ax = plt.subplots(figsize=(9, 4))
+    ax.plot(d["step"], d["energy_ratio"], color="k", lw=0.6)
+    ax.axhline(1.0, color="tab:red", ls="--", lw=1, label="initial")
+    ax.set_ylim(0, 1.1)
+    ax.set_xlabel("time step")
+    ax.set_ylabel("sum p^2 / initial")
+    ax.set_title(f"No source, random initial field: energy over {int(d['step'][-1])} steps"
+                 f"  [{os.path.basename(path)}]")
+    ax.legend()
+    fig.tight_layout()
+    save(fig, out, "energy")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("folder", help="folder the tests wrote their CSVs into (ARDENT_VALIDATION_OUT)")
+    ap.add_argument("-o", "--out", default=os.path.join(os.path.dirname(__file__), "..", "docs",
+                                                        "images"))
+    args = ap.parse_args()
+    if not os.path.isdir(args.folder):
+        sys.exit(f"plot_validation: no folder {args.folder}")
+    os.makedirs(args.out, exist_ok=True)
+    plot_box(args.folder, args.out, "box_pow2", "Rigid box, one partition, vs image sources", 5)
+    plot_box(args.folder, args.out, "box_npow2",
+             "Rigid box, several partitions, vs image sources", 10)
+    plot_modes(args.folder, args.out, "modes_box", "Room modes, rigid box (several partitions)")
+    plot_modes(args.folder, args.out, "modes_duct", "Axial modes, rigid duct (two partitions)")
+    plot_reflection(args.folder, args.out)
+    plot_absorption(args.folder, args.out)
+    plot_energy(args.folder, args.out)
+
+
+if __name__ == "__main__":
+    main()
