@@ -84,7 +84,7 @@ class ArdCpu final : public Solver {
 
     double field_energy() const override {
         double e = 0;
-#pragma omp parallel for reduction(+ : e) num_threads(threads_) schedule(static)
+#pragma omp parallel for reduction(+ : e) num_threads(threads_) schedule(static) if (layout_.air_cells > kParallelCells)
         for (long i = 0; i < static_cast<long>(layout_.air_cells); ++i)
             e += static_cast<double>(field_[i]) * static_cast<double>(field_[i]);
         return e;
@@ -115,6 +115,10 @@ class ArdCpu final : public Solver {
 
   private:
     static constexpr size_t kCheckEvery = 64;
+    // Below these sizes a parallel region costs more than it saves (its barrier spins, and on a
+    // loaded machine a spinning thread can wait for a whole scheduler slice).
+    static constexpr size_t kParallelCells = 1 << 16;
+    static constexpr size_t kParallelLines = 4096;
 
     static size_t cells(const PartitionSlot& s) {
         return static_cast<size_t>(s.size[0]) * static_cast<size_t>(s.size[1]) *
@@ -217,7 +221,8 @@ class ArdCpu final : public Solver {
 
         // 1. Interface and PML coupling forcing, batch by batch.
         for (const LineBatch& b : L.batches) {
-#pragma omp parallel for num_threads(threads_) schedule(static)
+#pragma omp parallel for num_threads(threads_) \
+    schedule(static) if (b.end - b.begin > kParallelLines)
             for (long li = static_cast<long>(b.begin); li < static_cast<long>(b.end); ++li) {
                 const InterfaceLine& line = L.lines[static_cast<size_t>(li)];
                 Real far[3], own[3];
@@ -247,7 +252,8 @@ class ArdCpu final : public Solver {
         // 4. Partitions: DCT of the forcing, mode update, inverse DCT.
         Real* cur = modes_[cur_];
         Real* old = modes_[1 - cur_];
-#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
+#pragma omp parallel for num_threads(threads_) \
+    schedule(dynamic, 1) if (L.air_cells > kParallelCells)
         for (long si = 0; si < static_cast<long>(L.partitions.size()); ++si) {
             const PartitionSlot& s = L.partitions[static_cast<size_t>(si)];
             const size_t n = cells(s), o = s.offset;
@@ -271,7 +277,7 @@ class ArdCpu final : public Solver {
         const Layout& L = layout_;
         const int D = L.pml_depth;
         const Real* p = field_.data();
-#pragma omp parallel for num_threads(threads_) schedule(static)
+#pragma omp parallel for num_threads(threads_) schedule(static) if (L.pml.size() > kParallelLines)
         for (long li = 0; li < static_cast<long>(L.pml.size()); ++li) {
             const size_t l = static_cast<size_t>(li);
             const PmlLine& line = L.pml[l];

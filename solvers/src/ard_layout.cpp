@@ -39,7 +39,7 @@ double band_absorption(const Material& m, double f_max) {
 }
 
 double pml_sigma_max(double alpha, double c, double h, int depth) {
-    const double r = std::max(std::sqrt(std::max(0.0, 1.0 - alpha)), 1e-4);
+    const double r = std::max(std::sqrt(std::max(0.0, 1.0 - alpha)), 1e-3);
     const double length = depth * h;
     // integral of sigma_max (x/L)^m over the layer is sigma_max L / (m + 1).
     return -(c / 2) * std::log(r) * (kPmlProfileOrder + 1) / length;
@@ -144,6 +144,40 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid) {
             }
     }
     if (L.lines.size() > batch_start) L.batches.push_back({batch_start, L.lines.size()});
+
+    // Wall lines: a partition thinner than 3 cells sees, through its Neumann operator, its own
+    // short even extension beyond a rigid wall, where the true field is the mirror image of the
+    // air on this side (reaching into the next partition). Thicker partitions need nothing here.
+    for (int a = 0; a < 3; ++a)
+        for (int side : {-1, 1}) {
+            const size_t begin = L.lines.size();
+            const int u = (a + 1) % 3, v = (a + 2) % 3;
+            for (const PartitionSlot& P : L.partitions) {
+                const int n = P.size[a];
+                if (n >= 3) continue;
+                Index3 a0 = P.origin;
+                if (side > 0) a0[a] += n - 1;
+                for (int jv = 0; jv < P.size[v]; ++jv)
+                    for (int ju = 0; ju < P.size[u]; ++ju) {
+                        Index3 c = a0;
+                        c[u] += ju;
+                        c[v] += jv;
+                        const Index3 beyond = step(c, a, side);
+                        if (L.flat(beyond) >= 0) continue;  // air: an interface handles it
+                        const int m = p.air.face_material(g.index(c), g.index(beyond));
+                        if (m >= 0 && p.scene.materials[m].mean_absorption() > 0) continue;  // PML
+                        InterfaceLine line{};
+                        for (int j = 0; j < 3; ++j) {
+                            line.right[j] = j < n ? L.flat(step(c, a, -side * j)) : -1;
+                            line.far_right[j] = true_field(c, a, -side, j);
+                            line.own_right[j] = L.flat(step(c, a, -side * fold(j, n)));
+                            line.left[j] = line.far_left[j] = line.own_left[j] = -1;
+                        }
+                        L.lines.push_back(line);
+                    }
+            }
+            if (L.lines.size() > begin) L.batches.push_back({begin, L.lines.size()});
+        }
 
     // PML lines: one per air-wall face of an absorbing slab; coupling lines batched by
     // (axis, side) so lines of one batch write disjoint cells.

@@ -48,7 +48,7 @@ struct PmlSlab {
 
 struct DecompositionOptions {
     int max_partition_side = 1024;  // no partition side above this (power of two)
-    int pml_depth = 6;              // spec: at least 5 cells
+    int pml_depth = 10;  // spec: at least 5; 10 brings a fully absorbing wall below -45 dB
 };
 
 struct Decomposition {

@@ -74,7 +74,8 @@ struct Layout {
 double band_absorption(const Material& m, double f_max);
 
 // sigma_max of a graded PML of `depth` cells (profile (x/L)^2) whose ideal round-trip reflection
-// exp(-2 integral(sigma) / c) is sqrt(1 - alpha); alpha = 1 is capped at -80 dB.
+// exp(-2 integral(sigma) / c) is sqrt(1 - alpha); alpha = 1 is capped at -60 dB (a stronger
+// layer only adds the discrete layer's own reflection).
 double pml_sigma_max(double alpha, double c, double h, int depth);
 inline constexpr int kPmlProfileOrder = 2;
 
