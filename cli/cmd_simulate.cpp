@@ -76,45 +76,26 @@ void stop_point() {
 
 // ---- checkpoints ------------------------------------------------------------------------------
 
-// A solver that can write and read back its complete state (fields, step count, recorded receiver
-// and grid signals). The Solver interface gains these methods in a later change; until then the
-// checkpoint options report that the solver does not support them.
-template <typename S>
-concept Checkpointable = requires(S& s, const S& cs, std::ostream& out, std::istream& in) {
-    cs.save_state(out);
-    s.load_state(in);
-};
-constexpr bool kSolverCheckpoints = Checkpointable<Solver>;
-
-template <typename S>
-void save_solver_state(const S& solver, const fs::path& file) {
-    if constexpr (Checkpointable<S>) {
-        fs::path tmp = file;
-        tmp += ".tmp";
-        {
-            std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-            solver.save_state(out);
-            out.flush();
-            if (!out) throw InputError("cannot write the checkpoint '" + tmp.string() + "'");
-        }
-        fs::rename(tmp, file);
-    } else {
-        (void)solver;
-        (void)file;
-        throw InputError("checkpoints are not supported by this solver yet");
+// Written to a temporary name and renamed, so a crash while writing keeps the previous one.
+void save_solver_state(const Solver& solver, const fs::path& file) {
+    fs::path tmp = file;
+    tmp += ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        solver.save_state(out);
+        out.flush();
+        if (!out) throw InputError("cannot write the checkpoint '" + tmp.string() + "'");
     }
+    fs::rename(tmp, file);
 }
 
-template <typename S>
-void load_solver_state(S& solver, const fs::path& file) {
-    if constexpr (Checkpointable<S>) {
-        std::ifstream in(file, std::ios::binary);
-        if (!in) throw InputError("cannot read the checkpoint '" + file.string() + "'");
+void load_solver_state(Solver& solver, const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw InputError("cannot read the checkpoint '" + file.string() + "'");
+    try {
         solver.load_state(in);
-    } else {
-        (void)solver;
-        (void)file;
-        throw InputError("checkpoints are not supported by this solver yet");
+    } catch (const InputError& e) {
+        throw InputError("checkpoint '" + file.string() + "': " + e.what());
     }
 }
 
@@ -237,10 +218,6 @@ struct SourceRun {
 };
 
 int run(const Opts& o) {
-    if ((o.checkpoint_every > 0 || o.resume) && !kSolverCheckpoints)
-        throw InputError(std::string(o.resume ? "--resume" : "--checkpoint-every") +
-                         ": checkpoints are not supported by this solver yet (it cannot save and "
-                         "restore its state); run without it");
     const auto t_start = std::chrono::steady_clock::now();
     Scene scene = load_scene(o.scene);
     if (!o.solver.empty()) scene.simulation.solver = o.solver;

@@ -5,28 +5,16 @@
 #include <map>
 #include <new>
 #include <string>
-#include <vector>
 
 #include "ardent/preprocess/errors.h"
 #include "commands.h"
-
-#ifdef ARDENT_HAVE_SIMULATE
-namespace ardent::cli {
-Action add_simulate(CLI::App& app);  // cmd_simulate.cpp
-}  // namespace ardent::cli
-#endif
 
 int main(int argc, char** argv) {
     CLI::App app{"Ardent: room-acoustics simulation and auralization"};
     app.require_subcommand(1);
     app.set_version_flag("--version", "ardent 0.1.0");
     std::map<CLI::App*, ardent::cli::Action> actions;
-    std::vector<ardent::cli::Action (*)(CLI::App&)> adders = {ardent::cli::add_info,
-                                                              ardent::cli::add_voxelize};
-#ifdef ARDENT_HAVE_SIMULATE
-    adders.push_back(ardent::cli::add_simulate);
-#endif
-    for (auto add : adders) {
+    for (auto add : {ardent::cli::add_info, ardent::cli::add_voxelize, ardent::cli::add_simulate}) {
         const size_t before = app.get_subcommands({}).size();
         ardent::cli::Action a = add(app);
         actions[app.get_subcommands({})[before]] = a;

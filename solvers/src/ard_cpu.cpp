@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <istream>
+#include <ostream>
 #include <string>
 
 #include <omp.h>
 
+#include "ardent/preprocess/errors.h"
 #include "ardent/solvers/ard_layout.h"
 #include "ardent/solvers/ard_physics.h"
 #include "ardent/solvers/ard_source.h"
@@ -113,7 +116,79 @@ class ArdCpu final : public Solver {
                sizeof(InterfaceLine) * layout_.lines.size() + sizeof(PmlLine) * layout_.pml.size();
     }
 
+    void save_state(std::ostream& out) const override {
+        write_pod(out, kMagic);
+        write_pod(out, header());
+        write_pod(out, step_);
+        write_pod(out, peak_energy_);
+        write_array(out, modes_[cur_], layout_.air_cells);
+        write_array(out, modes_[1 - cur_], layout_.air_cells);
+        write_array(out, field_.data(), field_.size());
+        write_array(out, pml_old_.data(), pml_old_.size());
+        write_array(out, psi_.data(), psi_.size());
+        for (const auto& r : receivers_) {
+            write_pod(out, r.size());
+            write_array(out, r.data(), r.size());
+        }
+        for (const auto& g : grid_signals_) {
+            write_pod(out, g.size());
+            write_array(out, g.data(), g.size());
+        }
+    }
+
+    void load_state(std::istream& in) override {
+        if (read_pod<uint64_t>(in) != kMagic || read_pod<Header>(in) != header())
+            throw InputError("the checkpoint was written for another scene, solver or precision");
+        step_ = read_pod<size_t>(in);
+        peak_energy_ = read_pod<double>(in);
+        cur_ = 0;
+        read_array(in, modes_[0], layout_.air_cells);
+        read_array(in, modes_[1], layout_.air_cells);
+        read_array(in, field_.data(), field_.size());
+        read_array(in, pml_old_.data(), pml_old_.size());
+        read_array(in, psi_.data(), psi_.size());
+        for (auto& r : receivers_) {
+            r.resize(read_pod<size_t>(in));
+            read_array(in, r.data(), r.size());
+        }
+        for (auto& g : grid_signals_) {
+            g.resize(read_pod<size_t>(in));
+            read_array(in, g.data(), g.size());
+        }
+        if (!in) throw InputError("the checkpoint is truncated");
+    }
+
   private:
+    static constexpr uint64_t kMagic = 0x3130544b43445241ULL;  // "ARDCKT01"
+    struct Header {
+        uint64_t real_size, air, pml, psi, receivers, grid;
+        bool operator==(const Header&) const = default;
+    };
+    Header header() const {
+        return {sizeof(Real), layout_.air_cells, layout_.pml_cells,
+                psi_.size(),  receivers_.size(), grid_signals_.size()};
+    }
+    template <typename T>
+    static void write_pod(std::ostream& out, const T& v) {
+        out.write(reinterpret_cast<const char*>(&v), sizeof v);
+    }
+    template <typename T>
+    static void write_array(std::ostream& out, const T* p, size_t n) {
+        out.write(reinterpret_cast<const char*>(p), static_cast<std::streamsize>(n * sizeof(T)));
+    }
+    template <typename T>
+    static T read_pod(std::istream& in) {
+        T v{};
+        in.read(reinterpret_cast<char*>(&v), sizeof v);
+        if (!in) throw InputError("the checkpoint is truncated");
+        return v;
+    }
+    template <typename T>
+    static void read_array(std::istream& in, T* p, size_t n) {
+        in.read(reinterpret_cast<char*>(p), static_cast<std::streamsize>(n * sizeof(T)));
+        if (!in) throw InputError("the checkpoint is truncated");
+    }
+
     static constexpr size_t kCheckEvery = 64;
     // Below these sizes a parallel region costs more than it saves (its barrier spins, and on a
     // loaded machine a spinning thread can wait for a whole scheduler slice).

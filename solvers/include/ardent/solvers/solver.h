@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -62,6 +63,13 @@ class Solver {
 
     // Bytes of solver state this instance holds.
     virtual size_t memory_bytes() const = 0;
+
+    // Checkpoints: the complete state (step count, both time levels of every field, recorded
+    // signals). load_state() expects a solver made by make_solver() from the same preprocessed
+    // scene and options, throws InputError on a stream that does not match, and advancing after it
+    // gives results bit-identical to an uninterrupted run.
+    virtual void save_state(std::ostream& out) const = 0;
+    virtual void load_state(std::istream& in) = 0;
 
   protected:
     double dt_ = 0;
