@@ -1,0 +1,77 @@
+// ARD on the CPU: cell-steps per second, seconds of compute per simulated second and memory per
+// air cell for a scene at a given max_frequency (metrics defined in bench/README.md).
+// Usage: bench_ard_cpu [SCENE.json] [--max-frequency HZ] [--steps N] [--threads T] [--float64]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ardent/preprocess/preprocess.h"
+#include "ardent/preprocess/scene_parser.h"
+#include "ardent/solvers/solver.h"
+
+int main(int argc, char** argv) {
+    std::string scene_file = std::string(ARDENT_SOURCE_DIR) + "/data/scenes/shoebox.json";
+    double f_max = 0;
+    size_t steps = 300;
+    int threads = 0;
+    bool f64 = false;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--max-frequency") && i + 1 < argc) {
+            f_max = std::atof(argv[++i]);
+        } else if (!std::strcmp(argv[i], "--steps") && i + 1 < argc) {
+            steps = static_cast<size_t>(std::atol(argv[++i]));
+        } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
+            threads = std::atoi(argv[++i]);
+        } else if (!std::strcmp(argv[i], "--float64")) {
+            f64 = true;
+        } else {
+            scene_file = argv[i];
+        }
+    }
+    try {
+        ardent::Scene scene = ardent::load_scene(scene_file);
+        if (f_max > 0) scene.simulation.max_frequency = f_max;
+        scene.listener_grid_every = 0;  // measure the solver, not the recording of a grid
+        const auto t0 = std::chrono::steady_clock::now();
+        const ardent::Preprocessed p = ardent::preprocess(scene);
+        ardent::SolverOptions o;
+        o.threads = threads;
+        o.precision = f64 ? ardent::Precision::Float64 : ardent::Precision::Float32;
+        auto solver = ardent::make_solver(p, o);
+        const auto t1 = std::chrono::steady_clock::now();
+        solver->advance(20);  // warm-up: first touches of memory, FFTW's first executions
+        const auto t2 = std::chrono::steady_clock::now();
+        solver->advance(steps);
+        const auto t3 = std::chrono::steady_clock::now();
+        const double run = std::chrono::duration<double>(t3 - t2).count();
+        const double air = static_cast<double>(p.air.air_cells);
+        const double pml = static_cast<double>(p.decomposition.pml_cells());
+        const double steps_per_s = static_cast<double>(steps) / run;
+        nlohmann::ordered_json out;
+        out["scene"] = scene.name;
+        out["solver"] = solver->name();
+        out["max_frequency"] = scene.simulation.max_frequency;
+        out["threads"] = threads > 0 ? std::to_string(threads) : std::string("all");
+        out["air_cells"] = p.air.air_cells;
+        out["pml_cells"] = p.decomposition.pml_cells();
+        out["partitions"] = p.decomposition.partitions.size();
+        out["interfaces"] = p.decomposition.interfaces.size();
+        out["dt"] = solver->dt();
+        out["steps"] = steps;
+        out["setup_s"] = std::chrono::duration<double>(t1 - t0).count();
+        out["steps_per_s"] = steps_per_s;
+        out["air_cell_steps_per_s"] = air * steps_per_s;
+        out["all_cell_steps_per_s"] = (air + pml) * steps_per_s;
+        out["seconds_per_simulated_second"] = 1.0 / (solver->dt() * steps_per_s);
+        out["solver_bytes_per_air_cell"] = static_cast<double>(solver->memory_bytes()) / air;
+        std::printf("%s\n", out.dump(2).c_str());
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench_ard_cpu: %s\n", e.what());
+        return 2;
+    }
+}
