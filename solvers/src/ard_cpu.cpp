@@ -300,21 +300,21 @@ class ArdCpu final : public Solver {
     schedule(static) if (b.end - b.begin > kParallelLines)
             for (long li = static_cast<long>(b.begin); li < static_cast<long>(b.end); ++li) {
                 const InterfaceLine& line = L.lines[static_cast<size_t>(li)];
-                Real far[3], own[3];
+                Real far[kReach], own[kReach];
                 if (line.right[0] >= 0) {
-                    for (int k = 0; k < 3; ++k) {
+                    for (int k = 0; k < kReach; ++k) {
                         far[k] = p[line.far_right[k]];
                         own[k] = p[line.own_right[k]];
                     }
-                    for (int j = 0; j < 3 && line.right[j] >= 0; ++j)
+                    for (int j = 0; j < kReach && line.right[j] >= 0; ++j)
                         force_[line.right[j]] += c2h2_ * interface_term(j, far, own);
                 }
                 if (line.left[0] >= 0) {
-                    for (int k = 0; k < 3; ++k) {
+                    for (int k = 0; k < kReach; ++k) {
                         far[k] = p[line.far_left[k]];
                         own[k] = p[line.own_left[k]];
                     }
-                    for (int j = 0; j < 3 && line.left[j] >= 0; ++j)
+                    for (int j = 0; j < kReach && line.left[j] >= 0; ++j)
                         force_[line.left[j]] += c2h2_ * interface_term(j, far, own);
                 }
             }
@@ -366,7 +366,7 @@ class ArdCpu final : public Solver {
             Real* old = pml_old_.data() + l * static_cast<size_t>(D);
             for (int k = 0; k < D; ++k) {
                 Real lap = 0;
-                for (int m = -3; m <= 3; ++m)
+                for (int m = -kReach; m <= kReach; ++m)
                     lap += static_cast<Real>(stencil(m)) * val(k + m);
                 const Real front = k > 0 ? psi[k - 1] : Real(0);
                 const Real back = k + 1 < D ? psi[k] : Real(0);

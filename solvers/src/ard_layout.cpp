@@ -112,40 +112,63 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid) {
         return L.flat(c);
     };
 
-    // Interface lines, batch by batch (axis, colour) as the decomposition sorted them.
-    size_t batch_start = 0;
-    int cur_axis = -1, cur_color = -1;
-    for (const Interface& f : d.interfaces) {
-        if (f.axis != cur_axis || f.color != cur_color) {
-            if (L.lines.size() > batch_start) L.batches.push_back({batch_start, L.lines.size()});
-            batch_start = L.lines.size();
-            cur_axis = f.axis;
-            cur_color = f.color;
-        }
-        const int a = f.axis, u = (a + 1) % 3, v = (a + 2) % 3;
-        const int n_left = d.partitions[f.left].size[a], n_right = d.partitions[f.right].size[a];
-        for (int jv = f.lo[v]; jv < f.hi[v]; ++jv)
-            for (int ju = f.lo[u]; ju < f.hi[u]; ++ju) {
-                Index3 r0;
-                r0[a] = f.plane;
-                r0[u] = ju;
-                r0[v] = jv;
-                const Index3 l0 = step(r0, a, -1);
-                InterfaceLine line{};
-                for (int j = 0; j < 3; ++j) {
-                    line.right[j] = j < f.depth_right ? L.flat(step(r0, a, j)) : -1;
-                    line.left[j] = j < f.depth_left ? L.flat(step(l0, a, -j)) : -1;
-                    line.far_right[j] = true_field(l0, a, -1, j);
-                    line.far_left[j] = true_field(r0, a, +1, j);
-                    line.own_right[j] = L.flat(step(r0, a, fold(j, n_right)));
-                    line.own_left[j] = L.flat(step(l0, a, -fold(j, n_left)));
+    // Interface lines, batched by axis and by a colour such that the kReach-deep layers of one
+    // batch never share a cell (the decomposition's colours assume 3-deep layers).
+    std::vector<int> color(d.interfaces.size(), 0);
+    {
+        std::vector<std::vector<size_t>> by_partition(d.partitions.size());
+        for (size_t i = 0; i < d.interfaces.size(); ++i) {
+            const Interface& f = d.interfaces[i];
+            const int u = (f.axis + 1) % 3, v = (f.axis + 2) % 3;
+            std::vector<int> used;
+            for (int32_t side : {f.left, f.right}) {
+                if (d.partitions[side].size[f.axis] >= 2 * kReach) continue;
+                for (size_t j : by_partition[side]) {
+                    const Interface& o = d.interfaces[j];
+                    if (o.axis == f.axis && o.lo[u] < f.hi[u] && f.lo[u] < o.hi[u] &&
+                        o.lo[v] < f.hi[v] && f.lo[v] < o.hi[v])
+                        used.push_back(color[j]);
                 }
-                L.lines.push_back(line);
             }
+            while (std::find(used.begin(), used.end(), color[i]) != used.end())
+                ++color[i];
+            by_partition[f.left].push_back(i);
+            by_partition[f.right].push_back(i);
+        }
     }
-    if (L.lines.size() > batch_start) L.batches.push_back({batch_start, L.lines.size()});
+    const int max_color = d.interfaces.empty() ? 0 : *std::max_element(color.begin(), color.end());
+    for (int a = 0; a < 3; ++a)
+        for (int col = 0; col <= max_color; ++col) {
+            const size_t begin = L.lines.size();
+            for (size_t i = 0; i < d.interfaces.size(); ++i) {
+                const Interface& f = d.interfaces[i];
+                if (f.axis != a || color[i] != col) continue;
+                const int u = (a + 1) % 3, v = (a + 2) % 3;
+                const int n_left = d.partitions[f.left].size[a],
+                          n_right = d.partitions[f.right].size[a];
+                for (int jv = f.lo[v]; jv < f.hi[v]; ++jv)
+                    for (int ju = f.lo[u]; ju < f.hi[u]; ++ju) {
+                        Index3 r0;
+                        r0[a] = f.plane;
+                        r0[u] = ju;
+                        r0[v] = jv;
+                        const Index3 l0 = step(r0, a, -1);
+                        InterfaceLine line{};
+                        for (int j = 0; j < kReach; ++j) {
+                            line.right[j] = j < n_right ? L.flat(step(r0, a, j)) : -1;
+                            line.left[j] = j < n_left ? L.flat(step(l0, a, -j)) : -1;
+                            line.far_right[j] = true_field(l0, a, -1, j);
+                            line.far_left[j] = true_field(r0, a, +1, j);
+                            line.own_right[j] = L.flat(step(r0, a, fold(j, n_right)));
+                            line.own_left[j] = L.flat(step(l0, a, -fold(j, n_left)));
+                        }
+                        L.lines.push_back(line);
+                    }
+            }
+            if (L.lines.size() > begin) L.batches.push_back({begin, L.lines.size()});
+        }
 
-    // Wall lines: a partition thinner than 3 cells sees, through its Neumann operator, its own
+    // Wall lines: a partition thinner than kReach cells sees, through its Neumann operator, its own
     // short even extension beyond a rigid wall, where the true field is the mirror image of the
     // air on this side (reaching into the next partition). Thicker partitions need nothing here.
     for (int a = 0; a < 3; ++a)
@@ -154,7 +177,7 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid) {
             const int u = (a + 1) % 3, v = (a + 2) % 3;
             for (const PartitionSlot& P : L.partitions) {
                 const int n = P.size[a];
-                if (n >= 3) continue;
+                if (n >= kReach) continue;
                 Index3 a0 = P.origin;
                 if (side > 0) a0[a] += n - 1;
                 for (int jv = 0; jv < P.size[v]; ++jv)
@@ -167,7 +190,7 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid) {
                         const int m = p.air.face_material(g.index(c), g.index(beyond));
                         if (m >= 0 && p.scene.materials[m].mean_absorption() > 0) continue;  // PML
                         InterfaceLine line{};
-                        for (int j = 0; j < 3; ++j) {
+                        for (int j = 0; j < kReach; ++j) {
                             line.right[j] = j < n ? L.flat(step(c, a, -side * j)) : -1;
                             line.far_right[j] = true_field(c, a, -side, j);
                             line.own_right[j] = L.flat(step(c, a, -side * fold(j, n)));
@@ -204,11 +227,10 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid) {
                         pl.material = s.material;
                         pl.sigma_max = sigma;
                         InterfaceLine line{};
-                        for (int j = 0; j < 3; ++j) {
+                        for (int j = 0; j < kReach; ++j) {
                             // The air side plays "right": j cells in from the wall face.
                             pl.air[j] = true_field(a0, a, -side, j);
-                            line.right[j] =
-                                j < std::min(3, n) ? L.flat(step(a0, a, -side * j)) : -1;
+                            line.right[j] = j < n ? L.flat(step(a0, a, -side * j)) : -1;
                             line.left[j] = -1;
                             line.far_right[j] =
                                 j < L.pml_depth ? first_pml + j : first_pml + L.pml_depth - 1;

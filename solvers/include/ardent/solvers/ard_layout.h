@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ardent/preprocess/preprocess.h"
+#include "ardent/solvers/ard_physics.h"
 
 namespace ardent::ard {
 
@@ -32,12 +33,12 @@ struct PartitionSlot {
 // One line of cells across an air-air interface, or across an air-PML face (then only the
 // `right` side is air and `far_right` points at PML cells).
 struct InterfaceLine {
-    int32_t right[3];      // target cells j = 0, 1, 2 into the right side (-1: not written)
-    int32_t left[3];       // target cells j = 0, 1, 2 into the left side (-1: not written)
-    int32_t far_right[3];  // true field 1, 2, 3 cells beyond the face, seen from the right side
-    int32_t far_left[3];   // ... seen from the left side
-    int32_t own_right[3];  // the right side's even extension, m = 0, 1, 2 cells in
-    int32_t own_left[3];
+    int32_t right[kReach];      // target cells j = 0, 1, ... into the right side (-1: not written)
+    int32_t left[kReach];       // target cells into the left side (-1: not written)
+    int32_t far_right[kReach];  // true field 1, 2, ... cells beyond the face, seen from the right
+    int32_t far_left[kReach];   // ... seen from the left
+    int32_t own_right[kReach];  // the right side's even extension, m = 0, 1, ... cells in
+    int32_t own_left[kReach];
 };
 
 struct LineBatch {
@@ -45,7 +46,8 @@ struct LineBatch {
 };
 
 struct PmlLine {
-    int32_t air[3];  // air cells 1, 2, 3 deep from the face (the true field seen from the PML)
+    int32_t
+        air[kReach];  // air cells 1, 2, ... deep from the face (the true field seen from the PML)
     int32_t material;
     double sigma_max;  // 1/s, at the rigid back of the layer
 };

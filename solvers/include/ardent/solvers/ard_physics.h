@@ -10,16 +10,22 @@
 
 namespace ardent::ard {
 
-// Second-derivative stencil times h^2, indexed by |offset| (reach 3, like the 6th-order stencil
-// {2, -27, 270, -490, 270, -27, 2}/180 of Mehra et al.). The coefficients are fitted instead:
-// least squares on the exact symbol -k^2 over kh in [0, 2.0] (ARD's band reaches kh = 1.93 at
-// 0.8 f_max) with second-order consistency kept exactly. The symbol error at kh = 1.93 drops from
-// 2.6 % (6th order) to 0.1 %, and the rigid-box validation error with several partitions from
-// 34 % to 10 % (docs/validation.md). The paper itself points to optimized schemes (section 3.3).
+// Cells the interface stencil reaches on either side of a cell.
+inline constexpr int kReach = 3;
+
+// Second-derivative stencil times h^2, indexed by |offset| (reach kReach, like the 6th-order
+// stencil {2, -27, 270, -490, 270, -27, 2}/180 of Mehra et al.). The coefficients are fitted
+// instead: least squares on the exact symbol -k^2 over kh in [0, 2.0] (ARD's band reaches
+// kh = 1.93 at 0.8 f_max) with second-order consistency kept exactly. The symbol error at
+// kh = 1.93 drops from 2.6 % to 0.1 %, and the rigid-box validation error with several partitions
+// from 34 % to 10 % (docs/ard.md). The paper itself points to optimized schemes (section 3.3).
+// A reach-5 fit (symbol error below 1e-4) was worse: interface reflection -24 dB instead of
+// -46 dB. Largest symbol 6.83, so leapfrog in 3-D is stable for c dt / h <= 0.442.
 ARDENT_HD inline double stencil(int offset) {
-    constexpr double s[4] = {-2 * (1.677365 - 0.234851 + 0.029115), 1.677365, -0.234851, 0.029115};
+    constexpr double s1 = 1.677365, s2 = -0.234851, s3 = 0.029115;
+    constexpr double s[kReach + 1] = {-2 * (s1 + s2 + s3), s1, s2, s3};
     const int a = offset < 0 ? -offset : offset;
-    return a > 3 ? 0.0 : s[a];
+    return a > kReach ? 0.0 : s[a];
 }
 
 // Mode coefficients of a partition mode of angular frequency w: p_new = a * p - p_old + b * f.
@@ -39,11 +45,11 @@ ARDENT_HD inline Real mode_update(Real a, Real b, Real p, Real p_old, Real f) {
     return a * p - p_old + b * f;
 }
 
-// Interface forcing on the cell `j` cells into a partition from its face (j = 0, 1, 2), given the
-// true field on the far side (`far[k]`: k+1 cells beyond the face, k = 0..2) and the partition's
-// own even extension (`own[m]`: m cells in from the face, m = 0..2). Returns f / c^2 * h^2.
+// Interface forcing on the cell `j` cells into a partition from its face (j < kReach), given the
+// true field on the far side (`far[k]`: k+1 cells beyond the face) and the partition's own even
+// extension (`own[m]`: m cells in from the face), k, m < kReach. Returns f / c^2 * h^2.
 template <typename Real>
-ARDENT_HD inline Real interface_term(int j, const Real far[3], const Real own[3]) {
+ARDENT_HD inline Real interface_term(int j, const Real far[kReach], const Real own[kReach]) {
     Real f = 0;
     // Far cell k sits j + 1 + k cells from the target, where the Neumann partition sees its own
     // mirror image own[k] instead: the forcing is the stencil applied to the difference.
