@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <tuple>
+#include <utility>
 
 namespace ardent {
 namespace {
@@ -29,6 +31,16 @@ double edge_fn(P2 a, P2 b, P2 q) {
 bool top_left(P2 a, P2 b) {
     const double dy = b.y - a.y, dx = b.x - a.x;
     return dy < 0 || (dy == 0 && dx > 0);
+}
+
+// The calling OpenMP thread's share [lo, hi) of n items (all of them outside a parallel region).
+std::pair<int, int> thread_share(int n) {
+#ifdef _OPENMP
+    const long nth = omp_get_num_threads(), tid = omp_get_thread_num();
+#else
+    const long nth = 1, tid = 0;
+#endif
+    return {static_cast<int>(n * tid / nth), static_cast<int>(n * (tid + 1) / nth)};
 }
 
 bool covers(double e, P2 a, P2 b) {
@@ -90,14 +102,8 @@ void rasterize_axis(const TriangleMesh& mesh, const Grid& g, int axis, std::vect
     std::fill(flip.begin(), flip.end(), 0);
 #pragma omp parallel
     {
-#ifdef _OPENMP
-        const int nth = omp_get_num_threads(), tid = omp_get_thread_num();
-#else
-        const int nth = 1, tid = 0;
-#endif
         RayLattice rays{axis, g.origin[u], g.origin[v], g.h, g.dims[u], 0, g.dims[v]};
-        rays.iv_lo = static_cast<int>(static_cast<long>(g.dims[v]) * tid / nth);
-        rays.iv_hi = static_cast<int>(static_cast<long>(g.dims[v]) * (tid + 1) / nth);
+        std::tie(rays.iv_lo, rays.iv_hi) = thread_share(g.dims[v]);
         for_each_ray_crossing(mesh, rays, [&](int iu, int iv, double ta) {
             // First cell whose centre lies beyond the crossing.
             int k = static_cast<int>(std::floor((ta - g.origin[axis]) / g.h - 0.5)) + 1;
@@ -201,13 +207,7 @@ SurfaceBand surface_band(const TriangleMesh& mesh, const Grid& g, double radius_
     // Threads own slabs of z so no two write the same cell; each walks every triangle.
 #pragma omp parallel
     {
-#ifdef _OPENMP
-        const int nth = omp_get_num_threads(), tid = omp_get_thread_num();
-#else
-        const int nth = 1, tid = 0;
-#endif
-        const int z_lo = static_cast<int>(static_cast<long>(g.dims[2]) * tid / nth);
-        const int z_hi = static_cast<int>(static_cast<long>(g.dims[2]) * (tid + 1) / nth);
+        const auto [z_lo, z_hi] = thread_share(g.dims[2]);
         for (const Triangle& t : mesh.triangles) {
             const Vec3 a = mesh.vertices[t.v[0]], b = mesh.vertices[t.v[1]],
                        c = mesh.vertices[t.v[2]];
