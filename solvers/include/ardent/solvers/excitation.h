@@ -21,6 +21,7 @@ struct Excitation {
     double half_lo = 0;    // s: half-length of the low cut's window
     double half_hi = 0;    // s: half-length of the high cut's window
     double beta = 0;       // Kaiser window shape
+    double lo_scale = 1;   // makes the sum of G(n dt) exactly zero: no DC at the sampling rate
 
     // Kernel for a simulation with time step dt up to f_max.
     static Excitation for_band(double f_max, double dt);
@@ -63,7 +64,7 @@ ARDENT_HD inline double Excitation::operator()(double t) const {
     const double tc = t - c;
     const double hi = detail::windowed_lowpass(tc, 0.5 * (f_pass_hi + f_max), half_hi, beta, dt);
     const double lo = detail::windowed_lowpass(tc, 0.5 * f_pass_lo, half_lo, beta, dt);
-    return hi - lo;
+    return hi - lo_scale * lo;
 }
 
 }  // namespace ardent
