@@ -131,18 +131,6 @@ json vec_json(Vec3 v) {
     return json::array({v.x, v.y, v.z});
 }
 
-std::string bytes_text(double b) {
-    const char* unit[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
-    int u = 0;
-    while (b >= 1000 && u < 6) {
-        b /= 1000;
-        ++u;
-    }
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.3g %s", b, unit[u]);
-    return buf;
-}
-
 size_t peak_rss_bytes() {
     rusage ru{};
     if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
@@ -155,48 +143,6 @@ std::string device_of(const std::string& solver_name) {
     if (a == std::string::npos) return "";
     const size_t b = solver_name.find('-', a + 1);
     return solver_name.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
-}
-
-// Host memory for one source's run against what the machine has (checked before the solver
-// allocates). GPU memory is the CUDA backend's to check when it is created.
-void check_solver_memory(const Preprocessed& p) {
-    const auto& sim = p.scene.simulation;
-    if (sim.device == "cuda") return;
-    const ResourceEstimate e = p.estimate();
-    const bool fdtd = sim.solver == "fdtd";
-    const double dt = fdtd ? e.dt_fdtd : e.dt_ard;
-    const double sources = static_cast<double>(std::max<size_t>(1, p.scene.sources.size()));
-    // The estimate counts the recorded signals of every source; one source runs at a time.
-    const double outputs_all = sources *
-                               static_cast<double>(p.scene.receivers.size() + p.listener_points()) *
-                               4.0 * std::ceil(sim.duration / dt);
-    const double total = fdtd ? e.memory_fdtd : e.memory_ard_cpu;
-    const double outputs = outputs_all / sources;
-    const double fields = std::max(0.0, total - outputs_all);
-    const double need = fields + outputs;
-    const double have = static_cast<double>(available_memory_bytes());
-    if (have <= 0 || need <= 0.9 * have) return;
-    std::string advice;
-    if (outputs > fields) {
-        // The recorded signals dominate: they grow with the duration.
-        const double room = 0.9 * have - fields;
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.3g", sim.duration * std::max(0.0, room) / outputs * 0.98);
-        advice = room > 0
-                     ? std::string("Shorten the duration to at most ") + buf +
-                           " s, use a coarser listener grid, or use a machine with more memory."
-                     : std::string("Use a machine with more memory.");
-    } else {
-        // Fields grow as f_max^3 (cells), the recorded signals as f_max (steps): f^3 bounds it.
-        const double fit = sim.max_frequency * std::cbrt(0.9 * have / need) * 0.98;
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.0f", std::floor(fit));
-        advice = std::string("Lower the maximum frequency to at most ") + buf +
-                 " Hz (--max-frequency), or use a machine with more memory.";
-    }
-    throw ResourceError(p.scene.display_name() + ": the " + sim.solver + " solver needs about " +
-                        bytes_text(need) + " for this scene and " + bytes_text(have) +
-                        " is available. " + advice);
 }
 
 struct Opts {
@@ -237,7 +183,11 @@ int run(const Opts& o) {
         const Preprocessed p = preprocess(scene);
         const double preprocess_s = seconds_since(t0);
         stop_point();
-        check_solver_memory(p);
+        SolverOptions sopts;
+        sopts.precision = o.precision == "float64" ? Precision::Float64 : Precision::Float32;
+        sopts.threads = o.threads;
+        sopts.listener_grid = scene.listener_grid_every > 0;
+        check_memory(p, sopts);  // before anything is written
         const std::string hash = scene_hash(scene);
         const int fs_out = scene.output_sample_rate;
         const double duration = scene.simulation.duration;
@@ -267,11 +217,6 @@ int run(const Opts& o) {
         }
         const size_t every = o.checkpoint_every > 0 ? o.checkpoint_every
                                                     : state.value("checkpoint_every", size_t{0});
-
-        SolverOptions sopts;
-        sopts.precision = o.precision == "float64" ? Precision::Float64 : Precision::Float32;
-        sopts.threads = o.threads;
-        sopts.listener_grid = scene.listener_grid_every > 0;
 
         std::vector<SourceRun> runs;
         for (const auto& r : state["runs"])

@@ -21,7 +21,9 @@ constexpr double kArdGpuRate = 1.1e10;
 constexpr double kFdtdCpuRate = 6.0e8;
 constexpr double kFdtdGpuRate = 1.5e11;
 
-std::string human_bytes(double b) {
+}  // namespace
+
+std::string format_bytes(double b) {
     const char* unit[] = {"B", "KB", "MB", "GB", "TB", "PB"};
     int u = 0;
     while (b >= 1000 && u < 5) {
@@ -33,8 +35,6 @@ std::string human_bytes(double b) {
     std::snprintf(buf, sizeof buf, b < 1000 ? "%.1f %s" : "%.3g %s", b, unit[u]);
     return buf;
 }
-
-}  // namespace
 
 size_t available_memory_bytes() {
     std::ifstream in("/proc/meminfo");
@@ -72,8 +72,8 @@ void check_preprocess_memory(const Scene& scene, double cells) {
                   "(geometry.scale), simulation.max_frequency and "
                   "simulation.speed_of_sound.");
     throw ResourceError(scene.display_name() + ": the voxel grid is too large for this machine: " +
-                        cellbuf + " cells need about " + human_bytes(need) +
-                        " to preprocess, and " + human_bytes(have) + " is available. " + advice);
+                        cellbuf + " cells need about " + format_bytes(need) +
+                        " to preprocess, and " + format_bytes(have) + " is available. " + advice);
 }
 
 ResourceEstimate estimate_resources(const EstimateInputs& in) {

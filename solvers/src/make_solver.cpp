@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "ard_cpu.h"
@@ -6,6 +8,47 @@
 #include "ardent/solvers/solver.h"
 
 namespace ardent {
+
+void check_memory(const Preprocessed& p, const SolverOptions& options) {
+    const auto& sim = p.scene.simulation;
+    if (sim.device == "cuda") return;  // GPU memory is the CUDA backend's to check
+    const ResourceEstimate e = p.estimate();
+    const bool fdtd = sim.solver == "fdtd";
+    const double dt = fdtd ? e.dt_fdtd : e.dt_ard;
+    const double sources = static_cast<double>(std::max<size_t>(1, p.scene.sources.size()));
+    // The estimate counts the recorded signals of every source; one source runs at a time.
+    const double outputs_all = sources *
+                               static_cast<double>(p.scene.receivers.size() + p.listener_points()) *
+                               4.0 * std::ceil(sim.duration / dt);
+    const double total = fdtd ? e.memory_fdtd : e.memory_ard_cpu;
+    const double outputs = outputs_all / sources;
+    const double precision = options.precision == Precision::Float64 ? 2.0 : 1.0;
+    const double fields = precision * std::max(0.0, total - outputs_all);
+    const double need = fields + outputs;
+    const double have = static_cast<double>(available_memory_bytes());
+    if (have <= 0 || need <= 0.9 * have) return;
+    std::string advice;
+    if (outputs > fields) {
+        // The recorded signals dominate: they grow with the duration.
+        const double room = 0.9 * have - fields;
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.3g", sim.duration * std::max(0.0, room) / outputs * 0.98);
+        advice = room > 0
+                     ? std::string("Shorten the duration to at most ") + buf +
+                           " s, use a coarser listener grid, or use a machine with more memory."
+                     : std::string("Use a machine with more memory.");
+    } else {
+        // Fields grow as f_max^3 (cells), the recorded signals as f_max (steps): f^3 bounds it.
+        const double fit = sim.max_frequency * std::cbrt(0.9 * have / need) * 0.98;
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.0f", std::floor(fit));
+        advice = std::string("Lower the maximum frequency to at most ") + buf +
+                 " Hz (--max-frequency), or use a machine with more memory.";
+    }
+    throw ResourceError(p.scene.display_name() + ": the " + sim.solver + " solver needs about " +
+                        format_bytes(need) + " for this scene and " + format_bytes(have) +
+                        " is available. " + advice);
+}
 
 std::unique_ptr<Solver> make_solver(const Preprocessed& p, const SolverOptions& options) {
     const SimulationSettings& sim = p.scene.simulation;
@@ -20,18 +63,7 @@ std::unique_ptr<Solver> make_solver(const Preprocessed& p, const SolverOptions& 
         throw ResourceError(
             "simulation.device \"cuda\": this build of ardent has no CUDA backend; use "
             "\"cpu\" or \"auto\"");
-    const ResourceEstimate e = p.estimate();
-    const double need =
-        options.precision == Precision::Float64 ? 2 * e.memory_ard_cpu : e.memory_ard_cpu;
-    const double have = static_cast<double>(available_memory_bytes());
-    if (have > 0 && need > 0.9 * have) {
-        char buf[256];
-        std::snprintf(buf, sizeof buf,
-                      "the ARD solver needs about %.1f GB and %.1f GB is available; lower "
-                      "simulation.max_frequency to at most %.0f Hz",
-                      need / 1e9, have / 1e9, sim.max_frequency * std::cbrt(0.9 * have / need));
-        throw ResourceError(p.scene.display_name() + ": " + buf);
-    }
+    check_memory(p, options);
     return ard::make_cpu_solver(p, options);
 }
 

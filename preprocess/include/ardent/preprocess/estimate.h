@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "ardent/preprocess/grid.h"
 #include "ardent/preprocess/scene.h"
@@ -30,6 +31,9 @@ inline double fdtd_time_step(double h, double c) {
 
 // Bytes preprocessing needs per grid cell (classification, surface band, air, owner, runs).
 inline constexpr double kPreprocessBytesPerCell = 24.0;
+
+// "1.2 GB": a byte count for messages (decimal units).
+std::string format_bytes(double bytes);
 
 // Physical memory available to this process in bytes (MemAvailable), or 0 if unknown.
 size_t available_memory_bytes();

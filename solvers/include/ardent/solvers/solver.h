@@ -80,6 +80,11 @@ class Solver {
     std::vector<std::vector<float>> grid_signals_;
 };
 
+// Throws ResourceError when one source's run (solver fields and recorded signals) needs more host
+// memory than the machine has; the message gives the estimate and what to lower. make_solver()
+// calls it; front ends call it too before they create anything.
+void check_memory(const Preprocessed& scene, const SolverOptions& options);
+
 // The solver the scene asks for (simulation.solver, simulation.device; "auto" picks CUDA when a
 // GPU is present). Throws ResourceError when the device is missing or memory does not suffice.
 std::unique_ptr<Solver> make_solver(const Preprocessed& scene, const SolverOptions& options);
