@@ -12,7 +12,6 @@
 #include "ardent/preprocess/errors.h"
 #include "ardent/solvers/ard_layout.h"
 #include "ardent/solvers/ard_physics.h"
-#include "ardent/solvers/ard_source.h"
 #include "fftw_traits.h"
 
 namespace ardent::ard {
@@ -41,7 +40,7 @@ class ArdCpu final : public Solver {
         threads_ = o.threads > 0 ? o.threads : omp_get_max_threads();
         dt_ = L.dt;
         excitation_ = Excitation::for_band(p.scene.simulation.max_frequency, dt_);
-        source_samples_ = source_signal(excitation_, dt_);
+        source_samples_ = excitation_.samples(dt_);
         c2h2_ = static_cast<Real>(L.c * L.c / (L.h * L.h));
         source_scale_ = L.c * L.c / (L.h * L.h * L.h);
         courant2_ = static_cast<Real>((L.c * dt_ / L.h) * (L.c * dt_ / L.h));
@@ -49,6 +48,9 @@ class ArdCpu final : public Solver {
         field_.assign(L.air_cells + L.pml_cells, Real(0));
         pml_old_.assign(L.pml_cells, Real(0));
         psi_.assign(L.pml.size() * static_cast<size_t>(std::max(L.pml_depth - 1, 0)), Real(0));
+        correction_.assign(L.air_lines * 2 * kReach, Real(0));
+        sample_scale_ = static_cast<Real>(dt_ * dt_ / 12);
+        correction_scale_ = static_cast<Real>(time_correction_scale(L.c * dt_ / L.h));
         force_ = F::alloc(std::max<size_t>(L.air_cells, 1));
         modes_[0] = F::alloc(std::max<size_t>(L.air_cells, 1));
         modes_[1] = F::alloc(std::max<size_t>(L.air_cells, 1));
@@ -96,23 +98,29 @@ class ArdCpu final : public Solver {
     void set_pressure(Index3 cell, double value) override {
         const int32_t f = layout_.flat(cell);
         if (f < 0) throw std::invalid_argument("set_pressure: not an air cell");
-        field_[f] = static_cast<Real>(value);
-        // Both time levels of the cell's partition: the field starts at rest.
+        // The modes hold p, the field shows q = phi(A) p: change p at the cell, then set both
+        // time levels of the partition's modes (the field starts at rest) and refresh q.
         for (const PartitionSlot& s : layout_.partitions) {
-            if (static_cast<size_t>(f) < s.offset || static_cast<size_t>(f) >= s.offset + cells(s))
-                continue;
-            const size_t n = cells(s);
-            std::copy_n(field_.data() + s.offset, n, force_ + s.offset);
-            F::execute(forward_[s.group], force_ + s.offset, force_ + s.offset);
+            const size_t n = cells(s), o = s.offset;
+            if (static_cast<size_t>(f) < o || static_cast<size_t>(f) >= o + n) continue;
+            const Real* phi = coef_phi_.data() + coef_offset_[s.group];
+            Real* t = force_ + o;
+            F::execute(backward_[s.group], modes_[cur_] + o, t);
+            t[static_cast<size_t>(f) - o] = static_cast<Real>(value);
+            F::execute(forward_[s.group], t, t);
             const Real scale = Real(1) / static_cast<Real>(8 * n);
-            for (size_t i = 0; i < n; ++i)
-                modes_[0][s.offset + i] = modes_[1][s.offset + i] = force_[s.offset + i] * scale;
+            for (size_t i = 0; i < n; ++i) {
+                modes_[0][o + i] = modes_[1][o + i] = t[i] * scale;
+                t[i] = phi[i] * t[i] * scale;
+            }
+            F::execute(backward_[s.group], t, field_.data() + o);
         }
     }
 
     size_t memory_bytes() const override {
-        return sizeof(Real) * (field_.size() + pml_old_.size() + psi_.size() +
-                               3 * layout_.air_cells + coef_a_.size() + coef_b_.size()) +
+        return sizeof(Real) *
+                   (field_.size() + pml_old_.size() + psi_.size() + correction_.size() +
+                    3 * layout_.air_cells + coef_a_.size() + coef_b_.size() + coef_phi_.size()) +
                sizeof(InterfaceLine) * layout_.lines.size() + sizeof(PmlLine) * layout_.pml.size();
     }
 
@@ -159,7 +167,7 @@ class ArdCpu final : public Solver {
     }
 
   private:
-    static constexpr uint64_t kMagic = 0x3130544b43445241ULL;  // "ARDCKT01"
+    static constexpr uint64_t kMagic = 0x3230544b43445241ULL;  // "ARDCKT02"
     struct Header {
         uint64_t real_size, air, pml, psi, receivers, grid;
         bool operator==(const Header&) const = default;
@@ -200,7 +208,8 @@ class ArdCpu final : public Solver {
                static_cast<size_t>(s.size[2]);
     }
 
-    // Per shape and mode: p_new = a p - p_old + b f, with b carrying the DCT round trip's 1/(8N).
+    // Per shape and mode: p_new = a p - p_old + b f, with b carrying the DCT round trip's 1/(8N),
+    // and the filter phi that turns the modes into the field q the solver exposes.
     void build_coefficients() {
         const Layout& L = layout_;
         const double pi = 3.14159265358979323846;
@@ -212,6 +221,7 @@ class ArdCpu final : public Solver {
         }
         coef_a_.resize(total);
         coef_b_.resize(total);
+        coef_phi_.resize(total);
         for (size_t g = 0; g < L.groups.size(); ++g) {
             const Index3 n = L.groups[g].size;
             const double norm = 1.0 / (8.0 * static_cast<double>(L.groups[g].cells()));
@@ -225,6 +235,7 @@ class ArdCpu final : public Solver {
                         const ModeCoefficients m = mode_coefficients(w, dt_);
                         coef_a_[i] = static_cast<Real>(m.a);
                         coef_b_[i] = static_cast<Real>(m.b * norm);
+                        coef_phi_[i] = static_cast<Real>(field_filter(w, dt_));
                     }
         }
     }
@@ -287,44 +298,54 @@ class ArdCpu final : public Solver {
     void step_once() {
         const Layout& L = layout_;
         const Real* p = field_.data();
-        // 0. Sampling: sample n is the field at t = n dt.
-        for (size_t r = 0; r < L.receivers.size(); ++r)
-            receivers_[r].push_back(p[L.receivers[r]]);
-        for (size_t i = 0; i < L.grid_cells.size(); ++i)
-            grid_signals_[i].push_back(static_cast<float>(p[L.grid_cells[i]]));
         std::fill_n(force_, L.air_cells, Real(0));
 
-        // 1. Interface and PML coupling forcing, batch by batch.
-        for (const LineBatch& b : L.batches) {
-#pragma omp parallel for num_threads(threads_) \
-    schedule(static) if (b.end - b.begin > kParallelLines)
-            for (long li = static_cast<long>(b.begin); li < static_cast<long>(b.end); ++li) {
-                const InterfaceLine& line = L.lines[static_cast<size_t>(li)];
-                Real far[kReach], own[kReach];
-                if (line.right[0] >= 0) {
-                    for (int k = 0; k < kReach; ++k) {
-                        far[k] = p[line.far_right[k]];
-                        own[k] = p[line.own_right[k]];
-                    }
-                    for (int j = 0; j < kReach && line.right[j] >= 0; ++j)
-                        force_[line.right[j]] += c2h2_ * interface_term(j, far, own);
-                }
-                if (line.left[0] >= 0) {
-                    for (int k = 0; k < kReach; ++k) {
-                        far[k] = p[line.far_left[k]];
-                        own[k] = p[line.own_left[k]];
-                    }
-                    for (int j = 0; j < kReach && line.left[j] >= 0; ++j)
-                        force_[line.left[j]] += c2h2_ * interface_term(j, far, own);
-                }
-            }
-        }
+        // 1. Interface forcing F = C q on the air-air lines, batch by batch.
+        const size_t air_batches = static_cast<size_t>(
+            std::find_if(L.batches.begin(), L.batches.end(),
+                         [&](const LineBatch& b) { return b.begin >= L.air_lines; }) -
+            L.batches.begin());
+        for (size_t bi = 0; bi < air_batches; ++bi)
+            add_line_forcing(L.batches[bi], p, c2h2_);
         // 2. The source.
         if (inject_ && L.source >= 0 && step_ < source_samples_.size())
             force_[L.source] += static_cast<Real>(source_scale_ * source_samples_[step_]);
-        // 3. PML lines to step n+1 (they read the air at step n, so before the partitions).
+        // Sampling: sample n is the pressure at t = n dt, q + (dt^2/12) F (ard_physics.h).
+        for (size_t r = 0; r < L.receivers.size(); ++r)
+            receivers_[r].push_back(sample(L.receivers[r]));
+        for (size_t i = 0; i < L.grid_cells.size(); ++i)
+            grid_signals_[i].push_back(static_cast<float>(sample(L.grid_cells[i])));
+        // 3. The coupling's time correction (dt^2/12) C F, where F holds the interface forcing and
+        //    the source, read in full before any of it is added (ard_physics.h).
+        if (L.air_lines > 0) {
+#pragma omp parallel for num_threads(threads_) schedule(static) if (L.air_lines > kParallelLines)
+            for (long li = 0; li < static_cast<long>(L.air_lines); ++li) {
+                const size_t l = static_cast<size_t>(li);
+                const InterfaceLine& line = L.lines[l];
+                Real* out = correction_.data() + l * 2 * kReach;
+                line_terms(line, force_, correction_scale_, out, out + kReach);
+            }
+            for (size_t bi = 0; bi < air_batches; ++bi) {
+                const LineBatch& b = L.batches[bi];
+#pragma omp parallel for num_threads(threads_) \
+    schedule(static) if (b.end - b.begin > kParallelLines)
+                for (long li = static_cast<long>(b.begin); li < static_cast<long>(b.end); ++li) {
+                    const size_t l = static_cast<size_t>(li);
+                    const InterfaceLine& line = L.lines[l];
+                    const Real* c = correction_.data() + l * 2 * kReach;
+                    for (int j = 0; j < kReach; ++j) {
+                        if (line.right[j] >= 0) force_[line.right[j]] += c[j];
+                        if (line.left[j] >= 0) force_[line.left[j]] += c[kReach + j];
+                    }
+                }
+            }
+        }
+        // 4. PML coupling lines.
+        for (size_t bi = air_batches; bi < L.batches.size(); ++bi)
+            add_line_forcing(L.batches[bi], p, c2h2_);
+        // 5. PML lines to step n+1 (they read the air at step n, so before the partitions).
         update_pml();
-        // 4. Partitions: DCT of the forcing, mode update, inverse DCT.
+        // 6. Partitions: DCT of the forcing, mode update, inverse DCT of the filtered modes.
         Real* cur = modes_[cur_];
         Real* old = modes_[1 - cur_];
 #pragma omp parallel for num_threads(threads_) \
@@ -337,15 +358,64 @@ class ArdCpu final : public Solver {
             const Real* bb = coef_b_.data() + coef_offset_[s.group];
             Real* c = cur + o;
             Real* od = old + o;
-            const Real* f = force_ + o;
-            for (size_t i = 0; i < n; ++i)
+            Real* f = force_ + o;
+            const Real* phi = coef_phi_.data() + coef_offset_[s.group];
+            Real* q = force_ + o;
+            for (size_t i = 0; i < n; ++i) {
                 od[i] = mode_update(a[i], bb[i], c[i], od[i], f[i]);
-            F::execute(backward_[s.group], od, field_.data() + o);
+                q[i] = phi[i] * od[i];
+            }
+            F::execute(backward_[s.group], q, field_.data() + o);
         }
         cur_ = 1 - cur_;
         std::swap_ranges(pml_old_.begin(), pml_old_.end(),
                          field_.begin() + static_cast<long>(L.air_cells));
         ++step_;
+    }
+
+    Real sample(int32_t cell) const {
+        return field_[cell] + sample_scale_ * force_[cell];
+    }
+
+    // Adds the forcing of one batch of lines, scaled by `scale`, reading the field `p`.
+    void add_line_forcing(const LineBatch& b, const Real* p, Real scale) {
+        const Layout& L = layout_;
+#pragma omp parallel for num_threads(threads_) \
+    schedule(static) if (b.end - b.begin > kParallelLines)
+        for (long li = static_cast<long>(b.begin); li < static_cast<long>(b.end); ++li) {
+            const InterfaceLine& line = L.lines[static_cast<size_t>(li)];
+            Real right[kReach], left[kReach];
+            line_terms(line, p, scale, right, left);
+            for (int j = 0; j < kReach; ++j) {
+                if (line.right[j] >= 0) force_[line.right[j]] += right[j];
+                if (line.left[j] >= 0) force_[line.left[j]] += left[j];
+            }
+        }
+    }
+
+    // The line's forcing on its right and left target cells from the field `p`, times `scale`
+    // (zero where a side has no target).
+    static void line_terms(const InterfaceLine& line, const Real* p, Real scale, Real right[kReach],
+                           Real left[kReach]) {
+        Real far[kReach], own[kReach];
+        for (int j = 0; j < kReach; ++j)
+            right[j] = left[j] = 0;
+        if (line.right[0] >= 0) {
+            for (int k = 0; k < kReach; ++k) {
+                far[k] = p[line.far_right[k]];
+                own[k] = p[line.own_right[k]];
+            }
+            for (int j = 0; j < kReach && line.right[j] >= 0; ++j)
+                right[j] = scale * interface_term(line.scheme, j, far, own);
+        }
+        if (line.left[0] >= 0) {
+            for (int k = 0; k < kReach; ++k) {
+                far[k] = p[line.far_left[k]];
+                own[k] = p[line.own_left[k]];
+            }
+            for (int j = 0; j < kReach && line.left[j] >= 0; ++j)
+                left[j] = scale * interface_term(line.scheme, j, far, own);
+        }
     }
 
     void update_pml() {
@@ -406,11 +476,14 @@ class ArdCpu final : public Solver {
     double source_scale_;
     std::vector<double> source_samples_;
     std::vector<Real> field_, pml_old_, psi_;
+    std::vector<Real> correction_;  // per air-air line: right targets, then left targets
+    Real correction_scale_ = 0;
+    Real sample_scale_ = 0;  // dt^2 / 12
     Real* force_ = nullptr;
     Real* modes_[2] = {nullptr, nullptr};
     int cur_ = 0;
     std::vector<size_t> coef_offset_;
-    std::vector<Real> coef_a_, coef_b_;
+    std::vector<Real> coef_a_, coef_b_, coef_phi_;
     std::vector<Real> cell_sigma_dt_, face_decay_;
     std::vector<typename F::Plan> forward_, backward_;
     double peak_energy_ = 0;

@@ -31,4 +31,11 @@ Excitation Excitation::for_band(double f_max, double dt) {
     return e;
 }
 
+std::vector<double> Excitation::samples(double step) const {
+    std::vector<double> x(static_cast<size_t>(std::ceil(2 * delay() / step)) + 1);
+    for (size_t n = 0; n < x.size(); ++n)
+        x[n] = (*this)(static_cast<double>(n) * step);
+    return x;
+}
+
 }  // namespace ardent

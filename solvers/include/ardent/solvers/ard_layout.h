@@ -39,6 +39,7 @@ struct InterfaceLine {
     int32_t far_left[kReach];   // ... seen from the left
     int32_t own_right[kReach];  // the right side's even extension, m = 0, 1, ... cells in
     int32_t own_left[kReach];
+    int32_t scheme = kStencil;  // InterfaceScheme
 };
 
 struct LineBatch {
@@ -58,7 +59,8 @@ struct Layout {
     int pml_depth = 0;
     std::vector<PartitionSlot> partitions;
     std::vector<ShapeGroup> groups;
-    std::vector<InterfaceLine> lines;  // interface lines, then PML coupling lines
+    std::vector<InterfaceLine> lines;  // interface and wall lines, then PML coupling lines
+    size_t air_lines = 0;              // lines [0, air_lines) couple air to air
     std::vector<LineBatch> batches;    // run in order; each batch in parallel
     std::vector<PmlLine> pml;          // PML lines; line L owns cells air_cells + L * depth
     int32_t source = -1;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cmath>
+#include <vector>
 
 #include "ardent/solvers/hd.h"
 
@@ -30,6 +31,8 @@ struct Excitation {
     ARDENT_HD double delay() const { return half_lo > half_hi ? half_lo : half_hi; }
     // G at time t after the kernel's start (zero outside [0, 2 delay()]).
     ARDENT_HD double operator()(double t) const;
+    // G(n dt) for n = 0 .. ceil(2 delay() / dt): the samples a solver injects.
+    std::vector<double> samples(double dt) const;
 };
 
 namespace detail {
