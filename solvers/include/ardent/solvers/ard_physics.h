@@ -47,14 +47,13 @@ ARDENT_HD inline Real mode_update(Real a, Real b, Real p, Real p_old, Real f) {
 
 // How an interface line's forcing is computed. kStencil applies the stencil above to the
 // difference between the far field and the partition's own even extension; it serves every line
-// that touches a partition thinner than kReach, a rigid wall or a PML line. kThick serves lines
-// between two partitions at least kReach cells deep, where the field on both sides is plain air:
-// a symmetric kReach x kReach matrix fitted so that the coupled operator's eigenfrequencies match
-// the exact (whole-line spectral) ones. The fit minimised the relative frequency error times
-// kh / kh_band over every mode up to 0.84 f_max of 1-D lines cut into partitions of 4 to 64 cells
-// (two and three per line); the largest error is 1.1e-4 there and 2.2e-4 on held-out cuts,
-// against 5.8e-3 and 6.7e-3 for the stencil (docs/ard.md). A symmetric matrix keeps the coupled
-// operator symmetric, so energy is conserved as with the stencil.
+// that touches a partition thinner than kReach, a rigid wall, a PML line or the source's near
+// field. kThick serves lines between two partitions at least kReach cells deep: a symmetric
+// kReach x kReach matrix fitted so that the coupled operator's eigenfrequencies match the exact
+// (whole-line spectral) ones. Symmetric, so the coupled operator stays symmetric and conserves
+// energy as the stencil does. scripts/fit_interface.py fits and checks it on 1-D cuts into
+// partitions of 4 to 64 cells: the largest frequency error in band (weighted by frequency) is
+// 1.1e-4 on the fitted cuts and 2.0e-4 on held-out ones, against 3.4e-3 and 6.7e-3 for the stencil.
 enum InterfaceScheme : int32_t { kStencil = 0, kThick = 1 };
 
 ARDENT_HD inline double interface_coefficient(int32_t scheme, int j, int k) {
@@ -87,9 +86,11 @@ ARDENT_HD inline Real interface_term(int32_t scheme, int j, const Real far[kReac
 //   and receivers alike (q = G(t - r/c) / (4 pi r) in free field), so the source is not
 //   pre-filtered.
 // - Coupling partitions through q instead of p adds the (dt^4/12) C A term of the exact two-step
-//   update cos(dt sqrt(-A)) for A = A_partitions + C; time_correction_scale adds the C^2 term. On
-//   1-D cuts at c dt / h = 0.25 the two take the largest relative frequency error in band from
-//   4.2e-4 to 1.3e-5, and the coupled update stays conservative (docs/ard.md).
+//   update cos(dt sqrt(-A)) for A = A_partitions + C; time_correction_scale adds the C^2 term.
+//   On 1-D cuts at c dt / h = 0.25 the two take the largest frequency error in band from 1.3e-3
+//   to 1.1e-4 (scripts/fit_interface.py), and the coupled update stays conservative.
+// - Off the source and the interfaces, q equals the pressure filtered in time by phi to second
+//   order; where forcing F acts, q + (dt^2/12) F does, and receivers sample that.
 ARDENT_HD inline double field_filter(double w, double dt) {
     const double x = w * dt;
     if (x < 1e-4) return 1.0 - x * x / 12;
