@@ -5,6 +5,7 @@
 #include "ard_cpu.h"
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/estimate.h"
+#include "ardent/solvers/ard_cuda.h"
 #include "ardent/solvers/solver.h"
 
 namespace ardent {
@@ -59,10 +60,9 @@ std::unique_ptr<Solver> make_solver(const Preprocessed& p, const SolverOptions& 
         throw InputError(
             p.scene.display_name() +
             ": simulation.solver: the FDTD solver is not available in this version; use \"ard\"");
-    if (sim.device == "cuda")
-        throw ResourceError(
-            "simulation.device \"cuda\": this build of ardent has no CUDA backend; use "
-            "\"cpu\" or \"auto\"");
+    // "auto" takes the GPU when one is usable; the CUDA backend checks GPU memory itself.
+    if (sim.device == "cuda" || (sim.device == "auto" && ard::cuda_available()))
+        return ard::make_cuda_solver(p, options);
     check_memory(p, options);
     return ard::make_cpu_solver(p, options);
 }

@@ -1,0 +1,102 @@
+// ARD on one CUDA GPU: solve time per simulated second, cell-steps per second, GPU memory, and
+// per stage the time per step and the achieved bandwidth as a fraction of the measured
+// device-to-device copy bandwidth (metrics defined in bench/README.md).
+// Usage: bench_ard_cuda [SCENE.json] [--max-frequency HZ] [--scale S] [--steps N] [--float64]
+//   --scale multiplies the scene's geometry (the paper's benchmark needs ~7000-7500 m^3 of air).
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ardent/preprocess/preprocess.h"
+#include "ardent/preprocess/scene_parser.h"
+#include "ardent/solvers/ard_cuda.h"
+#include "ardent/solvers/solver.h"
+
+int main(int argc, char** argv) {
+    std::string scene_file = std::string(ARDENT_SOURCE_DIR) + "/data/scenes/shoebox.json";
+    double f_max = 0, scale = 1;
+    size_t steps = 1000;
+    bool f64 = false;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--max-frequency") && i + 1 < argc) {
+            f_max = std::atof(argv[++i]);
+        } else if (!std::strcmp(argv[i], "--scale") && i + 1 < argc) {
+            scale = std::atof(argv[++i]);
+        } else if (!std::strcmp(argv[i], "--steps") && i + 1 < argc) {
+            steps = static_cast<size_t>(std::atol(argv[++i]));
+        } else if (!std::strcmp(argv[i], "--float64")) {
+            f64 = true;
+        } else {
+            scene_file = argv[i];
+        }
+    }
+    try {
+        ardent::Scene scene = ardent::load_scene(scene_file);
+        if (f_max > 0) scene.simulation.max_frequency = f_max;
+        scene.listener_grid_every = 0;  // measure the solver, not the recording of a grid
+        // Scaling about the origin: the geometry and every emitter position alike.
+        scene.geometry.scale *= scale;
+        for (auto& s : scene.sources)
+            s.position = s.position * scale;
+        for (auto& r : scene.receivers)
+            r.position = r.position * scale;
+        const auto t0 = std::chrono::steady_clock::now();
+        const ardent::Preprocessed p = ardent::preprocess(scene);
+        ardent::SolverOptions o;
+        o.precision = f64 ? ardent::Precision::Float64 : ardent::Precision::Float32;
+        auto solver = ardent::ard::make_cuda_solver(p, o);
+        const auto t1 = std::chrono::steady_clock::now();
+        const double copy_bw = ardent::ard::measure_copy_bandwidth();
+        solver->advance(20);  // warm-up: graph capture, cuFFT's first executions
+        const auto t2 = std::chrono::steady_clock::now();
+        solver->advance(steps);
+        const auto t3 = std::chrono::steady_clock::now();
+        const auto stages = ardent::ard::profile_cuda_stages(*solver, std::min<size_t>(steps, 200));
+        const double run = std::chrono::duration<double>(t3 - t2).count();
+        const double air = static_cast<double>(p.air.air_cells);
+        const double pml = static_cast<double>(p.decomposition.pml_cells());
+        const double steps_per_s = static_cast<double>(steps) / run;
+        nlohmann::ordered_json out;
+        out["scene"] = scene.name;
+        out["scale"] = scale;
+        out["air_volume_m3"] = air * p.air.grid.h * p.air.grid.h * p.air.grid.h;
+        out["solver"] = solver->name();
+        out["max_frequency"] = scene.simulation.max_frequency;
+        out["air_cells"] = p.air.air_cells;
+        out["pml_cells"] = p.decomposition.pml_cells();
+        out["partitions"] = p.decomposition.partitions.size();
+        out["interfaces"] = p.decomposition.interfaces.size();
+        out["dt"] = solver->dt();
+        out["steps"] = steps;
+        out["setup_s"] = std::chrono::duration<double>(t1 - t0).count();
+        out["steps_per_s"] = steps_per_s;
+        out["air_cell_steps_per_s"] = air * steps_per_s;
+        out["all_cell_steps_per_s"] = (air + pml) * steps_per_s;
+        out["seconds_per_simulated_second"] = 1.0 / (solver->dt() * steps_per_s);
+        out["gpu_memory_bytes"] = solver->memory_bytes();
+        out["copy_bandwidth_bytes_per_s"] = copy_bw;
+        double total = 0;
+        for (const auto& s : stages)
+            total += s.seconds_per_step;
+        nlohmann::ordered_json st = nlohmann::ordered_json::array();
+        for (const auto& s : stages) {
+            const double bw = s.seconds_per_step > 0 ? s.bytes_per_step / s.seconds_per_step : 0;
+            st.push_back({{"stage", s.name},
+                          {"ms_per_step", s.seconds_per_step * 1e3},
+                          {"share", total > 0 ? s.seconds_per_step / total : 0},
+                          {"bytes_per_step", s.bytes_per_step},
+                          {"fraction_of_copy_bandwidth", bw / copy_bw}});
+        }
+        out["profiled_ms_per_step"] = total * 1e3;
+        out["stages"] = st;
+        std::printf("%s\n", out.dump(2).c_str());
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench_ard_cuda: %s\n", e.what());
+        return 2;
+    }
+}

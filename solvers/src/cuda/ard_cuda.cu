@@ -1,0 +1,780 @@
+// The CUDA ARD backend: ard_cpu.cpp's time step with every array on the GPU. One step is a fixed
+// sequence of launches (interface batches, source and sampling, C^2 correction, PML, per shape
+// group the batched DCT with the mode update in its middle) captured once into a CUDA graph per
+// parity of the mode buffers, so the host only replays graphs. Recorded samples collect in a
+// device ring buffer copied back every few hundred steps.
+#include <cuda_runtime.h>
+#include <cufft.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <istream>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/estimate.h"
+#include "ardent/solvers/ard_cuda.h"
+#include "ardent/solvers/ard_layout.h"
+#include "ardent/solvers/ard_physics.h"
+#include "cuda_check.h"
+#include "dct_kernels.cuh"
+#include "step_kernels.cuh"
+
+namespace ardent::ard {
+namespace cuda {
+namespace {
+
+template <typename Real>
+struct Fft;
+template <>
+struct Fft<float> {
+    using Complex = cufftComplex;
+    static constexpr cufftType r2c = CUFFT_R2C, c2r = CUFFT_C2R;
+    static cufftResult forward(cufftHandle p, float* in, Complex* out) {
+        return cufftExecR2C(p, in, out);
+    }
+    static cufftResult inverse(cufftHandle p, Complex* in, float* out) {
+        return cufftExecC2R(p, in, out);
+    }
+    static constexpr const char* tag = "float32";
+};
+template <>
+struct Fft<double> {
+    using Complex = cufftDoubleComplex;
+    static constexpr cufftType r2c = CUFFT_D2Z, c2r = CUFFT_Z2D;
+    static cufftResult forward(cufftHandle p, double* in, Complex* out) {
+        return cufftExecD2Z(p, in, out);
+    }
+    static cufftResult inverse(cufftHandle p, Complex* in, double* out) {
+        return cufftExecZ2D(p, in, out);
+    }
+    static constexpr const char* tag = "float64";
+};
+
+constexpr int kBlock = 256;
+
+unsigned blocks(long long n) {
+    return static_cast<unsigned>(std::max<long long>(1, (n + kBlock - 1) / kBlock));
+}
+
+// A device array; its bytes count towards the solver's memory_bytes().
+template <typename T>
+class DeviceArray {
+  public:
+    DeviceArray() = default;
+    DeviceArray(const DeviceArray&) = delete;
+    DeviceArray& operator=(const DeviceArray&) = delete;
+    ~DeviceArray() {
+        if (p_) cudaFree(p_);
+    }
+    void allocate(size_t n, size_t& total) {
+        n_ = n;
+        ARDENT_CUDA_CHECK(cudaMalloc(&p_, std::max<size_t>(n, 1) * sizeof(T)));
+        ARDENT_CUDA_CHECK(cudaMemset(p_, 0, std::max<size_t>(n, 1) * sizeof(T)));
+        total += std::max<size_t>(n, 1) * sizeof(T);
+    }
+    void upload(const std::vector<T>& v, size_t& total) {
+        allocate(v.size(), total);
+        if (!v.empty())
+            ARDENT_CUDA_CHECK(
+                cudaMemcpy(p_, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+    }
+    std::vector<T> download() const {
+        std::vector<T> v(n_);
+        if (n_) ARDENT_CUDA_CHECK(cudaMemcpy(v.data(), p_, n_ * sizeof(T), cudaMemcpyDeviceToHost));
+        return v;
+    }
+    void assign(const std::vector<T>& v) {
+        if (v.size() != n_) throw InputError("the checkpoint does not match this solver");
+        if (n_) ARDENT_CUDA_CHECK(cudaMemcpy(p_, v.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
+    }
+    T* get() const { return p_; }
+    size_t size() const { return n_; }
+
+  private:
+    T* p_ = nullptr;
+    size_t n_ = 0;
+};
+
+struct Group {
+    GroupShape shape;
+    size_t offset = 0;    // first cell (air index)
+    size_t spectrum = 0;  // first complex element of its work area
+    size_t coef = 0;      // first coefficient
+    cufftHandle forward[3] = {0, 0, 0}, inverse[3] = {0, 0, 0};  // 0: trivial axis (n = 1)
+    long long cells() const { return shape.count * shape.nx * shape.ny * shape.nz; }
+};
+
+int axis_n(const GroupShape& g, int a) {
+    return a == 0 ? g.nx : a == 1 ? g.ny : g.nz;
+}
+
+// Bytes the solver will allocate for a layout (cuFFT work area excluded).
+template <typename Real>
+size_t state_bytes(const Layout& L, size_t spectrum, size_t coefs, size_t samples) {
+    const size_t R = sizeof(Real);
+    return R * ((L.air_cells + L.pml_cells) + 4 * L.air_cells + 2 * spectrum + 3 * coefs +
+                L.air_lines * 2 * kReach + 2 * L.pml_cells + 2 * L.pml.size() * L.pml_depth +
+                samples) +
+           sizeof(InterfaceLine) * L.lines.size() + sizeof(PmlLine) * L.pml.size() +
+           sizeof(int32_t) * (L.receivers.size() + L.grid_cells.size());
+}
+
+struct StageTimer {
+    std::vector<cudaEvent_t> events;
+    std::vector<std::string> names;
+    cudaStream_t stream;
+    void mark(const char* name) {
+        cudaEvent_t e;
+        ARDENT_CUDA_CHECK(cudaEventCreate(&e));
+        ARDENT_CUDA_CHECK(cudaEventRecord(e, stream));
+        events.push_back(e);
+        names.emplace_back(name);
+    }
+};
+
+class Profiled {
+  public:
+    virtual ~Profiled() = default;
+    virtual std::vector<CudaStage> profile(size_t steps) = 0;
+};
+
+template <typename Real>
+class ArdCuda final : public Solver, public Profiled {
+    using T = Fft<Real>;
+    using Complex = typename T::Complex;
+
+  public:
+    ArdCuda(const Preprocessed& p, const SolverOptions& o)
+        : layout_(build_layout(p, o.source, o.listener_grid)), inject_(o.inject_source) {
+        const Layout& L = layout_;
+        if (L.pml_depth > kMaxPmlDepth)
+            throw ResourceError("CUDA backend: PML depth " + std::to_string(L.pml_depth) +
+                                " exceeds its limit of " + std::to_string(kMaxPmlDepth));
+        dt_ = L.dt;
+        excitation_ = Excitation::for_band(p.scene.simulation.max_frequency, dt_);
+        const double source_scale = L.c * L.c / (L.h * L.h * L.h);
+        std::vector<Real> source;
+        if (inject_ && L.source >= 0)
+            for (double s : excitation_.samples(dt_))
+                source.push_back(static_cast<Real>(source_scale * s));
+        c2h2_ = static_cast<Real>(L.c * L.c / (L.h * L.h));
+        courant2_ = static_cast<Real>((L.c * dt_ / L.h) * (L.c * dt_ / L.h));
+        sample_scale_ = static_cast<Real>(dt_ * dt_ / 12);
+        correction_scale_ = static_cast<Real>(time_correction_scale(L.c * dt_ / L.h));
+        air_batches_ = static_cast<size_t>(
+            std::find_if(L.batches.begin(), L.batches.end(),
+                         [&](const LineBatch& b) { return b.begin >= L.air_lines; }) -
+            L.batches.begin());
+
+        // Shape groups, their work areas and the cuFFT work area they share (one stream).
+        size_t spectrum = 0, coefs = 0, work = 0;
+        for (const ShapeGroup& sg : L.groups) {
+            Group g;
+            g.shape = {sg.size[0], sg.size[1], sg.size[2], static_cast<long long>(sg.count)};
+            g.offset = L.partitions[sg.first].offset;
+            g.spectrum = spectrum;
+            g.coef = coefs;
+            size_t most = 0;
+            for (int a = 0; a < 3; ++a) {
+                const long long n = axis_n(g.shape, a);
+                most = std::max<size_t>(most, static_cast<size_t>(g.cells() / n * (n / 2 + 1)));
+                if (n == 1) continue;
+                for (cufftType type : {T::r2c, T::c2r}) {
+                    size_t ws = 0;
+                    int nn = static_cast<int>(n);
+                    ARDENT_CUDA_CHECK(cufftEstimateMany(1, &nn, nullptr, 1, 0, nullptr, 1, 0, type,
+                                                        static_cast<int>(g.cells() / n), &ws));
+                    work = std::max(work, ws);
+                }
+            }
+            spectrum += most;
+            coefs += sg.cells();
+            groups_.push_back(g);
+        }
+        const size_t nsamp = L.receivers.size() + L.grid_cells.size();
+        slots_ = static_cast<int>(std::clamp<size_t>(
+            (size_t{64} << 20) / (std::max<size_t>(nsamp, 1) * sizeof(Real)), 1, 512));
+        const size_t need =
+            state_bytes<Real>(L, spectrum, coefs, static_cast<size_t>(slots_) * nsamp) + work;
+        check_device_memory(p, need);
+
+        // Host-side tables, then the device state.
+        std::vector<Real> a(coefs), b(coefs), phi(coefs);
+        build_coefficients(a, b, phi);
+        std::vector<Real> sigma, decay;
+        build_pml_profile(sigma, decay);
+        size_t& t = bytes_;
+        field_.allocate(L.air_cells + L.pml_cells, t);
+        force_.allocate(L.air_cells, t);
+        real_.allocate(L.air_cells, t);
+        spec_.allocate(spectrum, t);
+        modes_[0].allocate(L.air_cells, t);
+        modes_[1].allocate(L.air_cells, t);
+        a_.upload(a, t);
+        b_.upload(b, t);
+        phi_.upload(phi, t);
+        correction_.allocate(L.air_lines * 2 * kReach, t);
+        lines_.upload(L.lines, t);
+        pml_.upload(L.pml, t);
+        pml_old_.allocate(L.pml_cells, t);
+        psi_.allocate(L.pml.size() * static_cast<size_t>(std::max(L.pml_depth - 1, 0)), t);
+        sigma_.upload(sigma, t);
+        decay_.upload(decay, t);
+        source_.upload(source, t);
+        std::vector<int32_t> cells = L.receivers;
+        cells.insert(cells.end(), L.grid_cells.begin(), L.grid_cells.end());
+        sample_cells_.upload(cells, t);
+        samples_.allocate(static_cast<size_t>(slots_) * nsamp, t);
+        step_counter_.allocate(1, t);
+        energy_.allocate(1, t);
+        ARDENT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+        plan(work);
+
+        receivers_.assign(L.receivers.size(), {});
+        grid_positions_ = L.grid_positions;
+        grid_signals_.assign(L.grid_cells.size(), {});
+    }
+
+    ~ArdCuda() override {
+        for (auto& g : groups_)
+            for (int a = 0; a < 3; ++a) {
+                if (g.forward[a]) cufftDestroy(g.forward[a]);
+                if (g.inverse[a]) cufftDestroy(g.inverse[a]);
+            }
+        for (auto& e : graphs_)
+            if (e) cudaGraphExecDestroy(e);
+        if (work_) cudaFree(work_);
+        if (stream_) cudaStreamDestroy(stream_);
+    }
+
+    std::string name() const override { return std::string("ard-cuda-") + T::tag; }
+
+    bool advance(size_t steps, const std::atomic<bool>* stop) override {
+        apply_pending();
+        for (size_t s = 0; s < steps; ++s) {
+            if (stop && stop->load(std::memory_order_relaxed)) {
+                flush();
+                return false;
+            }
+            if (!graphs_[cur_]) capture(cur_);
+            ARDENT_CUDA_CHECK(cudaGraphLaunch(graphs_[cur_], stream_));
+            cur_ = 1 - cur_;
+            ++step_;
+            if (step_ % static_cast<size_t>(slots_) == 0) flush();
+            if (step_ % kCheckEvery == 0) check_field();
+        }
+        flush();
+        return true;
+    }
+
+    double field_energy() const override {
+        apply_pending();
+        ARDENT_CUDA_CHECK(cudaMemsetAsync(energy_.get(), 0, sizeof(double), stream_));
+        const long long n = static_cast<long long>(layout_.air_cells);
+        sum_squares<<<std::min(blocks(n), 1024u), kBlock, 0, stream_>>>(field_.get(), n,
+                                                                        energy_.get());
+        ARDENT_CUDA_CHECK(cudaGetLastError());
+        double e = 0;
+        ARDENT_CUDA_CHECK(
+            cudaMemcpyAsync(&e, energy_.get(), sizeof e, cudaMemcpyDeviceToHost, stream_));
+        ARDENT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        return e;
+    }
+
+    // Initial values are gathered on the host and transformed in one go before the first step:
+    // the CPU backend's per-cell transform would cost a whole-group DCT per call here.
+    void set_pressure(Index3 cell, double value) override {
+        const int32_t f = layout_.flat(cell);
+        if (f < 0) throw std::invalid_argument("set_pressure: not an air cell");
+        if (step_ > 0)
+            throw std::logic_error(
+                "set_pressure: the CUDA backend sets initial values only before the first step");
+        if (pending_.empty()) pending_.assign(layout_.air_cells, Real(0));
+        pending_[static_cast<size_t>(f)] = static_cast<Real>(value);
+        pending_dirty_ = true;
+    }
+
+    size_t memory_bytes() const override { return bytes_ + work_bytes_; }
+
+    void save_state(std::ostream& out) const override {
+        apply_pending();
+        ARDENT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        write_pod(out, kMagic);
+        write_pod(out, header());
+        write_pod(out, step_);
+        write_pod(out, peak_energy_);
+        for (const auto* a : {&modes_[cur_], &modes_[1 - cur_], &field_, &pml_old_, &psi_}) {
+            const std::vector<Real> v = a->download();
+            out.write(reinterpret_cast<const char*>(v.data()),
+                      static_cast<std::streamsize>(v.size() * sizeof(Real)));
+        }
+        for (const auto& r : receivers_) {
+            write_pod(out, r.size());
+            out.write(reinterpret_cast<const char*>(r.data()),
+                      static_cast<std::streamsize>(r.size() * sizeof(double)));
+        }
+        for (const auto& g : grid_signals_) {
+            write_pod(out, g.size());
+            out.write(reinterpret_cast<const char*>(g.data()),
+                      static_cast<std::streamsize>(g.size() * sizeof(float)));
+        }
+    }
+
+    void load_state(std::istream& in) override {
+        if (read_pod<uint64_t>(in) != kMagic || read_pod<Header>(in) != header())
+            throw InputError("the checkpoint was written for another scene, solver or precision");
+        step_ = read_pod<size_t>(in);
+        peak_energy_ = read_pod<double>(in);
+        cur_ = 0;
+        pending_.clear();
+        pending_dirty_ = false;
+        for (auto* a : {&modes_[0], &modes_[1], &field_, &pml_old_, &psi_}) {
+            std::vector<Real> v(a->size());
+            read_bytes(in, v.data(), v.size() * sizeof(Real));
+            a->assign(v);
+        }
+        const unsigned long long s = step_;
+        ARDENT_CUDA_CHECK(cudaMemcpy(step_counter_.get(), &s, sizeof s, cudaMemcpyHostToDevice));
+        flushed_ = step_;
+        for (auto& r : receivers_) {
+            r.resize(read_pod<size_t>(in));
+            read_bytes(in, r.data(), r.size() * sizeof(double));
+        }
+        for (auto& g : grid_signals_) {
+            g.resize(read_pod<size_t>(in));
+            read_bytes(in, g.data(), g.size() * sizeof(float));
+        }
+    }
+
+    std::vector<CudaStage> profile(size_t steps) override {
+        apply_pending();
+        const double R = sizeof(Real), line = sizeof(InterfaceLine);
+        const double N = static_cast<double>(layout_.air_cells);
+        const double air_lines = static_cast<double>(layout_.air_lines);
+        const double pml_lines = static_cast<double>(layout_.lines.size() - layout_.air_lines);
+        const double nsamp =
+            static_cast<double>(layout_.receivers.size() + layout_.grid_cells.size());
+        double spectrum = 0, coefs = 0;
+        for (const Group& g : groups_) {
+            spectrum += static_cast<double>(g.cells()) / g.shape.nz * (g.shape.nz / 2 + 1);
+            coefs += static_cast<double>(g.cells()) / static_cast<double>(g.shape.count);
+        }
+        // The least traffic of each stage: every array it reads or writes, once (a line reads
+        // 4 kReach field values and writes up to 2 kReach cells, read and written).
+        const std::vector<double> bytes = {
+            N * R + air_lines * (line + 8 * kReach * R),
+            3 * nsamp * R,
+            air_lines * (2 * line + 4 * kReach * R + 2 * 2 * kReach * R + 4 * kReach * R),
+            pml_lines * (line + 8 * kReach * R) + static_cast<double>(layout_.pml_cells) * 8 * R,
+            N * R * 6 + 6 * spectrum * 2 * R,  // reorder + 3 passes (real in, complex out, back)
+            4 * spectrum * R + 3 * N * R + 3 * coefs * R,
+            N * R * 6 + 6 * spectrum * 2 * R,
+        };
+        std::vector<double> ms(7, 0.0);
+        std::vector<std::string> names;
+        for (size_t s = 0; s < steps; ++s) {
+            StageTimer timer{{}, {}, stream_};
+            enqueue_step(cur_, &timer);
+            ARDENT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+            for (size_t i = 0; i + 1 < timer.events.size(); ++i) {
+                float t = 0;
+                ARDENT_CUDA_CHECK(cudaEventElapsedTime(&t, timer.events[i], timer.events[i + 1]));
+                ms[i] += t;
+            }
+            names.assign(timer.names.begin(), timer.names.end() - 1);
+            for (auto e : timer.events)
+                cudaEventDestroy(e);
+            cur_ = 1 - cur_;
+            ++step_;
+            if (step_ % static_cast<size_t>(slots_) == 0) flush();
+        }
+        flush();
+        std::vector<CudaStage> out;
+        for (size_t i = 0; i < names.size(); ++i)
+            out.push_back({names[i], ms[i] / 1e3 / static_cast<double>(std::max<size_t>(steps, 1)),
+                           bytes[i]});
+        return out;
+    }
+
+  private:
+    static constexpr uint64_t kMagic = 0x3130414455434452ULL;  // "RDCUDA01"
+    static constexpr size_t kCheckEvery = 64;
+    struct Header {
+        uint64_t real_size, air, pml, psi, receivers, grid;
+        bool operator==(const Header&) const = default;
+    };
+    Header header() const {
+        return {sizeof(Real), layout_.air_cells, layout_.pml_cells,
+                psi_.size(),  receivers_.size(), grid_signals_.size()};
+    }
+    template <typename V>
+    static void write_pod(std::ostream& out, const V& v) {
+        out.write(reinterpret_cast<const char*>(&v), sizeof v);
+    }
+    template <typename V>
+    static V read_pod(std::istream& in) {
+        V v{};
+        read_bytes(in, &v, sizeof v);
+        return v;
+    }
+    static void read_bytes(std::istream& in, void* p, size_t n) {
+        in.read(reinterpret_cast<char*>(p), static_cast<std::streamsize>(n));
+        if (!in) throw InputError("the checkpoint is truncated");
+    }
+
+    void check_device_memory(const Preprocessed& p, size_t need) const {
+        size_t free = 0, total = 0;
+        ARDENT_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+        if (static_cast<double>(need) <= 0.95 * static_cast<double>(free)) return;
+        // The fields grow as f_max^3 (cells): the cube root of the ratio bounds the frequency.
+        const double f = p.scene.simulation.max_frequency;
+        const double fit =
+            f * std::cbrt(0.9 * static_cast<double>(free) / static_cast<double>(need));
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.0f", std::floor(fit * 0.98));
+        throw ResourceError(p.scene.display_name() + ": the CUDA ARD solver needs about " +
+                            format_bytes(static_cast<double>(need)) + " of GPU memory and " +
+                            format_bytes(static_cast<double>(free)) +
+                            " is free. Lower the maximum frequency to at most " + buf +
+                            " Hz (--max-frequency), or use --device cpu.");
+    }
+
+    // Per group, in the mode layout [ky][kx][kz]: a, b (with the DCT round trip's 1/(8N)) and phi.
+    void build_coefficients(std::vector<Real>& a, std::vector<Real>& b, std::vector<Real>& phi) {
+        const Layout& L = layout_;
+        const double pi = 3.14159265358979323846;
+        for (size_t gi = 0; gi < groups_.size(); ++gi) {
+            const Index3 n = L.groups[gi].size;
+            const double norm = 1.0 / (8.0 * static_cast<double>(L.groups[gi].cells()));
+            size_t i = groups_[gi].coef;
+            for (int ky = 0; ky < n[1]; ++ky)
+                for (int kx = 0; kx < n[0]; ++kx)
+                    for (int kz = 0; kz < n[2]; ++kz, ++i) {
+                        const double wx = kx / (n[0] * L.h), wy = ky / (n[1] * L.h),
+                                     wz = kz / (n[2] * L.h);
+                        const double w = L.c * pi * std::sqrt(wx * wx + wy * wy + wz * wz);
+                        const ModeCoefficients m = mode_coefficients(w, dt_);
+                        a[i] = static_cast<Real>(m.a);
+                        b[i] = static_cast<Real>(m.b * norm);
+                        phi[i] = static_cast<Real>(field_filter(w, dt_));
+                    }
+        }
+    }
+
+    void build_pml_profile(std::vector<Real>& sigma, std::vector<Real>& decay) const {
+        const Layout& L = layout_;
+        const int D = L.pml_depth;
+        sigma.resize(L.pml.size() * static_cast<size_t>(D));
+        decay.resize(L.pml.size() * static_cast<size_t>(std::max(D - 1, 0)));
+        for (size_t l = 0; l < L.pml.size(); ++l) {
+            const double smax = L.pml[l].sigma_max;
+            for (int k = 0; k < D; ++k)
+                sigma[l * D + k] =
+                    static_cast<Real>(smax * std::pow((k + 0.5) / D, kPmlProfileOrder) * dt_);
+            for (int f = 0; f + 1 < D; ++f)
+                decay[l * (D - 1) + f] = static_cast<Real>(
+                    std::exp(-smax * std::pow((f + 1.0) / D, kPmlProfileOrder) * dt_));
+        }
+    }
+
+    void plan(size_t work) {
+        for (Group& g : groups_)
+            for (int a = 0; a < 3; ++a) {
+                int n = axis_n(g.shape, a);
+                if (n == 1) continue;
+                const int batch = static_cast<int>(g.cells() / n);
+                for (int dir = 0; dir < 2; ++dir) {
+                    cufftHandle& h = dir == 0 ? g.forward[a] : g.inverse[a];
+                    size_t ws = 0;
+                    ARDENT_CUDA_CHECK(cufftCreate(&h));
+                    ARDENT_CUDA_CHECK(cufftSetAutoAllocation(h, 0));
+                    ARDENT_CUDA_CHECK(cufftMakePlanMany(h, 1, &n, nullptr, 1, 0, nullptr, 1, 0,
+                                                        dir == 0 ? T::r2c : T::c2r, batch, &ws));
+                    work = std::max(work, ws);
+                }
+            }
+        work_bytes_ = work;
+        if (work) ARDENT_CUDA_CHECK(cudaMalloc(&work_, work));
+        for (Group& g : groups_)
+            for (int a = 0; a < 3; ++a)
+                for (cufftHandle h : {g.forward[a], g.inverse[a]}) {
+                    if (!h) continue;
+                    ARDENT_CUDA_CHECK(cufftSetWorkArea(h, work_));
+                    ARDENT_CUDA_CHECK(cufftSetStream(h, stream_));
+                }
+    }
+
+    void fft_forward(const Group& g, int axis, Real* in, Complex* out) const {
+        if (g.forward[axis]) {
+            ARDENT_CUDA_CHECK(T::forward(g.forward[axis], in, out));
+        } else {
+            real_to_half<Real, Complex>
+                <<<blocks(g.cells()), kBlock, 0, stream_>>>(g.cells(), in, out);
+        }
+    }
+    void fft_inverse(const Group& g, int axis, Complex* in, Real* out) const {
+        if (g.inverse[axis]) {
+            ARDENT_CUDA_CHECK(T::inverse(g.inverse[axis], in, out));
+        } else {
+            half_to_real<Real, Complex>
+                <<<blocks(g.cells()), kBlock, 0, stream_>>>(g.cells(), in, out);
+        }
+    }
+
+    // Forward DCT of `in` (air layout) into each group's spectrum area, ready for modes_z.
+    void forward_dct(const Real* in) const {
+        for (const Group& g : groups_) {
+            const GroupShape s = g.shape;
+            Real* r = real_.get() + g.offset;
+            Complex* c = spec_.get() + g.spectrum;
+            reorder_x<<<blocks(g.cells()), kBlock, 0, stream_>>>(s, in + g.offset, r);
+            fft_forward(g, 0, r, c);
+            forward_x<<<blocks(g.cells() / s.nx * (s.nx / 2 + 1)), kBlock, 0, stream_>>>(s, c, r);
+            fft_forward(g, 1, r, c);
+            forward_y<<<blocks(g.cells() / s.ny * (s.ny / 2 + 1)), kBlock, 0, stream_>>>(s, c, r);
+            fft_forward(g, 2, r, c);
+        }
+    }
+
+    void modes(int cur, bool init) const {
+        for (const Group& g : groups_) {
+            const GroupShape s = g.shape;
+            const Real scale =
+                static_cast<Real>(1.0 / (8.0 * static_cast<double>(g.cells() / s.count)));
+            modes_z<Real, Complex>
+                <<<blocks(g.cells() / s.nz * (s.nz / 2 + 1)), kBlock, 0, stream_>>>(
+                    s, spec_.get() + g.spectrum, modes_[cur].get() + g.offset,
+                    modes_[1 - cur].get() + g.offset, a_.get() + g.coef, b_.get() + g.coef,
+                    phi_.get() + g.coef, init, scale);
+        }
+    }
+
+    void inverse_dct(Real* out) const {
+        for (const Group& g : groups_) {
+            const GroupShape s = g.shape;
+            Real* r = real_.get() + g.offset;
+            Complex* c = spec_.get() + g.spectrum;
+            fft_inverse(g, 2, c, r);
+            inverse_z_to_y<Real, Complex>
+                <<<blocks(g.cells() / s.ny * (s.ny / 2 + 1)), kBlock, 0, stream_>>>(s, r, c);
+            fft_inverse(g, 1, c, r);
+            inverse_y_to_x<Real, Complex>
+                <<<blocks(g.cells() / s.nx * (s.nx / 2 + 1)), kBlock, 0, stream_>>>(s, r, c);
+            fft_inverse(g, 0, c, r);
+            inverse_x_out<<<blocks(g.cells()), kBlock, 0, stream_>>>(s, r, out + g.offset);
+        }
+    }
+
+    void line_batches(size_t first, size_t last, Real* force) const {
+        for (size_t bi = first; bi < last; ++bi) {
+            const LineBatch& b = layout_.batches[bi];
+            const long long n = static_cast<long long>(b.end - b.begin);
+            add_line_forcing<<<blocks(n), kBlock, 0, stream_>>>(
+                lines_.get(), static_cast<long long>(b.begin), static_cast<long long>(b.end),
+                field_.get(), c2h2_, force);
+        }
+    }
+
+    // One time step, in ard_cpu.cpp's order. `timer` marks the stage boundaries (profiling only).
+    void enqueue_step(int cur, StageTimer* timer) const {
+        const Layout& L = layout_;
+        auto mark = [&](const char* n) {
+            if (timer) timer->mark(n);
+        };
+        Real* force = force_.get();
+        mark("interface forcing");
+        ARDENT_CUDA_CHECK(cudaMemsetAsync(force, 0, L.air_cells * sizeof(Real), stream_));
+        line_batches(0, air_batches_, force);
+        mark("source and sampling");
+        if (source_.size() > 0)
+            add_source<<<1, 1, 0, stream_>>>(force, L.source, source_.get(),
+                                             static_cast<unsigned long long>(source_.size()),
+                                             step_counter_.get());
+        const int nsamp = static_cast<int>(sample_cells_.size());
+        if (nsamp > 0)
+            sample_cells<<<blocks(nsamp), kBlock, 0, stream_>>>(
+                sample_cells_.get(), nsamp, field_.get(), force, sample_scale_, samples_.get(),
+                slots_, step_counter_.get());
+        mark("C^2 correction");
+        if (L.air_lines > 0) {
+            const long long n = static_cast<long long>(L.air_lines);
+            correction_terms<<<blocks(n), kBlock, 0, stream_>>>(
+                lines_.get(), n, force, correction_scale_, correction_.get());
+            for (size_t bi = 0; bi < air_batches_; ++bi) {
+                const LineBatch& b = L.batches[bi];
+                add_correction<<<blocks(static_cast<long long>(b.end - b.begin)), kBlock, 0,
+                                 stream_>>>(lines_.get(), static_cast<long long>(b.begin),
+                                            static_cast<long long>(b.end), correction_.get(),
+                                            force);
+            }
+        }
+        mark("PML");
+        line_batches(air_batches_, L.batches.size(), force);
+        if (!L.pml.empty()) {
+            const long long n = static_cast<long long>(L.pml.size());
+            update_pml<<<blocks(n), kBlock, 0, stream_>>>(
+                pml_.get(), n, L.pml_depth, static_cast<long long>(L.air_cells), field_.get(),
+                pml_old_.get(), psi_.get(), sigma_.get(), decay_.get(), courant2_);
+        }
+        mark("forward DCT");
+        forward_dct(force);
+        mark("mode update");
+        modes(cur, false);
+        mark("inverse DCT");
+        inverse_dct(field_.get());
+        tick<<<1, 1, 0, stream_>>>(step_counter_.get());
+        mark("end");
+        ARDENT_CUDA_CHECK(cudaGetLastError());
+    }
+
+    void capture(int cur) {
+        cudaGraph_t graph;
+        ARDENT_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+        enqueue_step(cur, nullptr);
+        ARDENT_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+        ARDENT_CUDA_CHECK(cudaGraphInstantiate(&graphs_[cur], graph, 0));
+        ARDENT_CUDA_CHECK(cudaGraphDestroy(graph));
+    }
+
+    // The field q = phi(A) p and both mode levels from the initial pressures set so far.
+    void apply_pending() const {
+        if (!pending_dirty_) return;
+        pending_dirty_ = false;
+        ARDENT_CUDA_CHECK(cudaMemcpyAsync(force_.get(), pending_.data(),
+                                          pending_.size() * sizeof(Real), cudaMemcpyHostToDevice,
+                                          stream_));
+        forward_dct(force_.get());
+        modes(cur_, true);
+        inverse_dct(field_.get());
+        ARDENT_CUDA_CHECK(cudaGetLastError());
+        ARDENT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+
+    // Copies the samples recorded since the last flush (never across the ring's end: flushes
+    // happen at every multiple of the slot count).
+    void flush() {
+        if (step_ == flushed_) return;
+        const size_t nsamp = sample_cells_.size();
+        const size_t n = step_ - flushed_;
+        const size_t first = flushed_ % static_cast<size_t>(slots_);
+        if (nsamp > 0) {
+            host_samples_.resize(n * nsamp);
+            ARDENT_CUDA_CHECK(cudaMemcpyAsync(host_samples_.data(), samples_.get() + first * nsamp,
+                                              n * nsamp * sizeof(Real), cudaMemcpyDeviceToHost,
+                                              stream_));
+            ARDENT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+            const size_t nr = layout_.receivers.size();
+            for (size_t s = 0; s < n; ++s) {
+                const Real* row = host_samples_.data() + s * nsamp;
+                for (size_t r = 0; r < nr; ++r)
+                    receivers_[r].push_back(row[r]);
+                for (size_t i = nr; i < nsamp; ++i)
+                    grid_signals_[i - nr].push_back(static_cast<float>(row[i]));
+            }
+        }
+        flushed_ = step_;
+    }
+
+    void check_field() {
+        const double e = field_energy();
+        if (!std::isfinite(e))
+            throw SolverError("the pressure field became NaN or infinite at step " +
+                              std::to_string(step_) +
+                              " (t = " + std::to_string(static_cast<double>(step_) * dt_) + " s)");
+        const bool source_on =
+            inject_ && static_cast<double>(step_) * dt_ <= 2 * excitation_.delay();
+        if (source_on || peak_energy_ == 0) {
+            peak_energy_ = std::max(peak_energy_, e);
+        } else if (e > 1e3 * peak_energy_) {
+            throw SolverError("the pressure field grew without bound by step " +
+                              std::to_string(step_) +
+                              " (t = " + std::to_string(static_cast<double>(step_) * dt_) +
+                              " s): the run is numerically unstable");
+        }
+    }
+
+    Layout layout_;
+    bool inject_;
+    Real c2h2_, courant2_, sample_scale_, correction_scale_;
+    size_t air_batches_ = 0;
+    std::vector<Group> groups_;
+    int slots_ = 1;
+    size_t bytes_ = 0, work_bytes_ = 0;
+    void* work_ = nullptr;
+    cudaStream_t stream_ = nullptr;
+    cudaGraphExec_t graphs_[2] = {nullptr, nullptr};
+    DeviceArray<Real> field_, force_, real_, modes_[2], a_, b_, phi_, correction_, pml_old_, psi_,
+        sigma_, decay_, source_, samples_;
+    DeviceArray<Complex> spec_;
+    DeviceArray<InterfaceLine> lines_;
+    DeviceArray<PmlLine> pml_;
+    DeviceArray<int32_t> sample_cells_;
+    DeviceArray<unsigned long long> step_counter_;
+    DeviceArray<double> energy_;
+    int cur_ = 0;
+    size_t flushed_ = 0;
+    std::vector<Real> host_samples_;
+    mutable std::vector<Real> pending_;
+    mutable bool pending_dirty_ = false;
+    double peak_energy_ = 0;
+};
+
+}  // namespace
+}  // namespace cuda
+
+bool cuda_available(std::string* why) {
+    int n = 0;
+    const cudaError_t e = cudaGetDeviceCount(&n);
+    if (e == cudaSuccess && n > 0) return true;
+    if (why)
+        *why = e != cudaSuccess
+                   ? std::string("no usable CUDA device (") + cudaGetErrorString(e) + ")"
+                   : std::string("no CUDA device is present");
+    return false;
+}
+
+std::unique_ptr<Solver> make_cuda_solver(const Preprocessed& p, const SolverOptions& options) {
+    std::string why;
+    if (!cuda_available(&why))
+        throw ResourceError("simulation.device \"cuda\": " + why + "; use --device cpu or auto");
+    if (options.precision == Precision::Float64)
+        return std::make_unique<cuda::ArdCuda<double>>(p, options);
+    return std::make_unique<cuda::ArdCuda<float>>(p, options);
+}
+
+std::vector<CudaStage> profile_cuda_stages(Solver& solver, size_t steps) {
+    auto* s = dynamic_cast<cuda::Profiled*>(&solver);
+    if (!s) throw std::invalid_argument("profile_cuda_stages: not a CUDA solver");
+    return s->profile(steps);
+}
+
+double measure_copy_bandwidth() {
+    const size_t bytes = size_t{1} << 30;
+    void *a = nullptr, *b = nullptr;
+    ARDENT_CUDA_CHECK(cudaMalloc(&a, bytes));
+    ARDENT_CUDA_CHECK(cudaMalloc(&b, bytes));
+    cudaEvent_t e0, e1;
+    ARDENT_CUDA_CHECK(cudaEventCreate(&e0));
+    ARDENT_CUDA_CHECK(cudaEventCreate(&e1));
+    ARDENT_CUDA_CHECK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));  // warm-up
+    const int reps = 10;
+    ARDENT_CUDA_CHECK(cudaEventRecord(e0));
+    for (int i = 0; i < reps; ++i)
+        ARDENT_CUDA_CHECK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
+    ARDENT_CUDA_CHECK(cudaEventRecord(e1));
+    ARDENT_CUDA_CHECK(cudaEventSynchronize(e1));
+    float ms = 0;
+    ARDENT_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaFree(a);
+    cudaFree(b);
+    return 2.0 * static_cast<double>(bytes) * reps / (ms / 1e3);
+}
+
+}  // namespace ardent::ard

@@ -1,0 +1,192 @@
+// Kernels of one CUDA ARD time step other than the DCT: interface forcing per batch of lines,
+// the C^2 time correction, source and sampling, the PML lines, the mode update between the
+// forward and inverse DCT, and the energy reduction. Each mirrors a loop of ard_cpu.cpp's
+// step_once() and uses the shared per-cell physics (ard_physics.h), so the two backends differ
+// only in rounding.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "ardent/solvers/ard_layout.h"
+#include "ardent/solvers/ard_physics.h"
+#include "dct_kernels.cuh"
+
+namespace ardent::ard::cuda {
+
+inline constexpr int kMaxPmlDepth = 32;
+
+__device__ inline long long thread_index() {
+    return blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+}
+
+// The forcing of one line on its right and left targets from the field p, times scale.
+template <typename Real>
+__device__ inline void line_terms(const InterfaceLine& line, const Real* p, Real scale,
+                                  Real right[kReach], Real left[kReach]) {
+    Real far[kReach], own[kReach];
+    for (int j = 0; j < kReach; ++j)
+        right[j] = left[j] = 0;
+    if (line.right[0] >= 0) {
+        for (int k = 0; k < kReach; ++k) {
+            far[k] = p[line.far_right[k]];
+            own[k] = p[line.own_right[k]];
+        }
+        for (int j = 0; j < kReach && line.right[j] >= 0; ++j)
+            right[j] = scale * interface_term(line.scheme, j, far, own);
+    }
+    if (line.left[0] >= 0) {
+        for (int k = 0; k < kReach; ++k) {
+            far[k] = p[line.far_left[k]];
+            own[k] = p[line.own_left[k]];
+        }
+        for (int j = 0; j < kReach && line.left[j] >= 0; ++j)
+            left[j] = scale * interface_term(line.scheme, j, far, own);
+    }
+}
+
+// Lines of one batch write disjoint cells, so plain read-add-write is race-free.
+template <typename Real>
+__global__ void add_line_forcing(const InterfaceLine* lines, long long begin, long long end,
+                                 const Real* p, Real scale, Real* force) {
+    const long long l = begin + thread_index();
+    if (l >= end) return;
+    const InterfaceLine line = lines[l];
+    Real right[kReach], left[kReach];
+    line_terms(line, p, scale, right, left);
+    for (int j = 0; j < kReach; ++j) {
+        if (line.right[j] >= 0) force[line.right[j]] += right[j];
+        if (line.left[j] >= 0) force[line.left[j]] += left[j];
+    }
+}
+
+// The C^2 term reads the complete forcing before any of it is added: per line into `out`
+// (right targets, then left), added batch by batch by add_correction.
+template <typename Real>
+__global__ void correction_terms(const InterfaceLine* lines, long long count, const Real* force,
+                                 Real scale, Real* out) {
+    const long long l = thread_index();
+    if (l >= count) return;
+    Real* o = out + l * 2 * kReach;
+    line_terms(lines[l], force, scale, o, o + kReach);
+}
+
+template <typename Real>
+__global__ void add_correction(const InterfaceLine* lines, long long begin, long long end,
+                               const Real* corr, Real* force) {
+    const long long l = begin + thread_index();
+    if (l >= end) return;
+    const InterfaceLine& line = lines[l];
+    const Real* c = corr + l * 2 * kReach;
+    for (int j = 0; j < kReach; ++j) {
+        if (line.right[j] >= 0) force[line.right[j]] += c[j];
+        if (line.left[j] >= 0) force[line.left[j]] += c[kReach + j];
+    }
+}
+
+// The step counter lives on the device so that one captured graph serves every step.
+template <typename Real>
+__global__ void add_source(Real* force, int32_t cell, const Real* samples, unsigned long long count,
+                           const unsigned long long* step) {
+    const unsigned long long s = *step;
+    if (s < count) force[cell] += samples[s];
+}
+
+// Sample n is q + (dt^2/12) F at its cell; slot n mod `slots` of the recording buffer.
+template <typename Real>
+__global__ void sample_cells(const int32_t* cells, int count, const Real* field, const Real* force,
+                             Real scale, Real* buffer, int slots, const unsigned long long* step) {
+    const int i = static_cast<int>(thread_index());
+    if (i >= count) return;
+    const long long slot = static_cast<long long>(*step % static_cast<unsigned long long>(slots));
+    const int32_t c = cells[i];
+    buffer[slot * count + i] = field[c] + scale * force[c];
+}
+
+__global__ inline void tick(unsigned long long* step) {
+    ++*step;
+}
+
+// One thread per PML line: the new level goes into the field and the current one into `old`,
+// which is the CPU backend's update followed by its swap.
+template <typename Real>
+__global__ void update_pml(const PmlLine* lines, long long count, int depth, long long air_cells,
+                           Real* field, Real* old, Real* psi_all, const Real* sigma_dt,
+                           const Real* face_decay, Real courant2) {
+    const long long l = thread_index();
+    if (l >= count) return;
+    const PmlLine& line = lines[l];
+    Real* p = field + air_cells + l * depth;
+    Real cur[kMaxPmlDepth];
+    for (int k = 0; k < depth; ++k)
+        cur[k] = p[k];
+    auto val = [&](int i) -> Real {
+        if (i < 0) return field[line.air[-1 - i]];
+        if (i >= depth) i = 2 * depth - 1 - i;  // rigid back: even extension
+        return cur[i];
+    };
+    Real* psi = psi_all + l * (depth - 1);
+    Real* o = old + l * depth;
+    for (int k = 0; k < depth; ++k) {
+        Real lap = 0;
+        for (int m = -kReach; m <= kReach; ++m)
+            lap += static_cast<Real>(stencil(m)) * val(k + m);
+        const Real front = k > 0 ? psi[k - 1] : Real(0);
+        const Real back = k + 1 < depth ? psi[k] : Real(0);
+        p[k] = pml_pressure(cur[k], o[k], lap, back - front, sigma_dt[l * depth + k], courant2);
+        o[k] = cur[k];
+    }
+    for (int f = 0; f + 1 < depth; ++f)
+        psi[f] = pml_auxiliary(psi[f], val(f + 1) - val(f), face_decay[l * (depth - 1) + f]);
+}
+
+// Between the forward z FFT and the inverse one: the z twiddle gives the forcing's DCT bins kz
+// and nz - kz; the modes advance (p_new = a p - p_old + b f, into the old level) or, for
+// `init`, are set to the DCT of the initial field; the filtered modes phi p are pre-twiddled
+// for the inverse z transform, in place over the FFT output.
+template <typename Real, typename Complex>
+__global__ void modes_z(GroupShape g, Complex* spec, Real* cur, Real* old, const Real* a,
+                        const Real* b, const Real* phi, bool init, Real init_scale) {
+    const int N = g.nz, h = N / 2 + 1;
+    const long long n = g.count * g.ny * g.nx * h;
+    const long long t = thread_index();
+    if (t >= n) return;
+    const int k = static_cast<int>(t % h);
+    const long long row = t / h;  // (p, ky, kx)
+    const long long crow = row % (static_cast<long long>(g.ny) * g.nx);
+    Real f[2];
+    dct2_pair(spec[t], k, N, f[0], f[1]);
+    const int bins[2] = {k, N - k};
+    Real q[2] = {0, 0};
+    for (int s = 0; s < 2; ++s) {
+        if (s == 1 && !has_mirror(k, N)) break;
+        const long long m = row * N + bins[s], c = crow * N + bins[s];
+        Real pn;
+        if (init) {
+            pn = f[s] * init_scale;
+            cur[m] = pn;
+        } else {
+            pn = mode_update(a[c], b[c], cur[m], old[m], f[s]);
+        }
+        old[m] = pn;
+        q[s] = phi[c] * pn;
+    }
+    spec[t] = dct3_bin<Real, Complex>(q[0], q[1], k, N);
+}
+
+// Sum of squares in double, one atomic per block.
+template <typename Real>
+__global__ void sum_squares(const Real* x, long long n, double* out) {
+    __shared__ double part[256];
+    double s = 0;
+    for (long long i = thread_index(); i < n; i += static_cast<long long>(gridDim.x) * blockDim.x)
+        s += static_cast<double>(x[i]) * static_cast<double>(x[i]);
+    part[threadIdx.x] = s;
+    __syncthreads();
+    for (int w = blockDim.x / 2; w > 0; w /= 2) {
+        if (static_cast<int>(threadIdx.x) < w) part[threadIdx.x] += part[threadIdx.x + w];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) atomicAdd(out, part[0]);
+}
+
+}  // namespace ardent::ard::cuda
