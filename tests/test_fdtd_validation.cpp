@@ -1,0 +1,147 @@
+// FDTD fallback validation (spec section 6), CI sizes: Webb's rigid room modes against the
+// analytic box modes, and a long run without a source whose energy must not grow.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/scene_parser.h"
+#include "ardent/solvers/solver.h"
+#include "signal_tools.h"
+
+namespace ardent::test {
+namespace {
+
+// Webb (2010): a rigid room of 7.15 x 3.90 x 9.54 m at c = 345 m/s.
+constexpr double kC = 345.0;
+constexpr double kL[3] = {7.15, 3.90, 9.54};
+
+std::string webb_scene(double f_max) {
+    char buf[1024];
+    std::snprintf(buf, sizeof buf,
+                  R"({"format": "ardent-scene/1", "name": "webb room",
+        "geometry": {"box": [%.2f, %.2f, %.2f]},
+        "materials": {"rigid": {"absorption": 0}}, "surfaces": {"*": "rigid"},
+        "sources": [{"name": "S", "position": [0.2, 0.2, 0.2]}],
+        "receivers": [{"name": "R", "position": [6.95, 3.7, 9.34]}],
+        "simulation": {"solver": "fdtd", "device": "cpu", "max_frequency": %.1f,
+                       "speed_of_sound": %.1f}})",
+                  kL[0], kL[1], kL[2], f_max, kC);
+    return buf;
+}
+
+std::vector<double> analytic_modes(double f_max) {
+    std::vector<double> f;
+    for (int l = 0; l < 20; ++l)
+        for (int m = 0; m < 20; ++m)
+            for (int n = 0; n < 20; ++n) {
+                const double v = 0.5 * kC *
+                                 std::sqrt(std::pow(l / kL[0], 2) + std::pow(m / kL[1], 2) +
+                                           std::pow(n / kL[2], 2));
+                if (v > 0 && v < f_max) f.push_back(v);
+            }
+    std::sort(f.begin(), f.end());
+    return f;
+}
+
+TEST(FdtdValidation, WebbRoomModesWithinTwoPercent) {
+    const double f_max = 150;
+    const Preprocessed p = preprocess(parse_scene(webb_scene(f_max), "webb.json"));
+    SolverOptions o;
+    o.precision = Precision::Float64;
+    o.listener_grid = false;
+    auto solver = make_solver(p, o);
+    ASSERT_EQ(solver->name(), "fdtd-cpu-float64");
+    const double dt = solver->dt();
+    EXPECT_NEAR(kC * dt / p.air.grid.h, 1 / std::sqrt(3.0), 1e-12);
+    EXPECT_NEAR(p.air.grid.h, kC / (10 * f_max), 1e-12) << "10 points per wavelength";
+    const double duration = 4.0;
+    const auto steps = static_cast<size_t>(std::ceil(duration / dt));
+    solver->advance(steps);
+    const Spectrum s = magnitude_spectrum(solver->receivers()[0], 1 / dt, Window::Hann, 8);
+    const double T = static_cast<double>(steps) * dt;
+
+    // The first three modes (0,0,1), (1,0,0), (1,0,1) per the issue: 18.0, 24.1, 30.1 Hz.
+    const double first[3] = {18.0, 24.1, 30.1};
+    for (double f : first) {
+        const double m = peak_frequency(s, f * 0.97, f * 1.03);
+        EXPECT_NEAR(m, f, 0.02 * f) << "mode near " << f << " Hz";
+    }
+    // Every isolated mode below 0.8 f_max within 2 % (the voxelised walls sit within h/2 of the
+    // model's, which alone moves a mode by up to 1.2 % here).
+    const auto modes = analytic_modes(0.8 * f_max);
+    double worst = 0;
+    size_t checked = 0;
+    for (size_t i = 0; i < modes.size(); ++i) {
+        const double f = modes[i];
+        const double half = std::max(0.02 * f, 1.5 / T);
+        const double clear = 2 * half;
+        if ((i > 0 && f - modes[i - 1] < clear) ||
+            (i + 1 < modes.size() && modes[i + 1] - f < clear))
+            continue;
+        const double m = peak_frequency(s, f - half, f + half);
+        const double e = std::abs(m - f) / f;
+        worst = std::max(worst, e);
+        ++checked;
+        EXPECT_LE(e, 0.02) << "mode " << f << " Hz measured at " << m << " Hz";
+    }
+    std::printf(
+        "[ measured ] FDTD, Webb's room at f_max %.0f Hz (h %.4f m, %zu steps): first modes "
+        "%.2f, %.2f, %.2f Hz; %zu isolated modes below 0.8 f_max, largest error %.3f %%\n",
+        f_max, p.air.grid.h, steps, peak_frequency(s, 17.4, 18.6), peak_frequency(s, 23.4, 24.8),
+        peak_frequency(s, 29.2, 31.0), checked, 100 * worst);
+    EXPECT_GE(checked, 5u);
+}
+
+TEST(FdtdValidation, EnergyDoesNotGrowWithoutASource) {
+    const Preprocessed p = preprocess(parse_scene(webb_scene(100), "webb.json"));
+    SolverOptions o;
+    o.precision = Precision::Float64;
+    o.listener_grid = false;
+    o.inject_source = false;
+    auto solver = make_solver(p, o);
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> u(-1, 1);
+    const Grid& g = p.air.grid;
+    for (size_t i = 0; i < g.count(); ++i)
+        if (p.air.air[i]) solver->set_pressure(g.coords(i), u(rng));
+    // Sum p^2 is not the scheme's conserved energy (that adds the kinetic part), so it swings as
+    // potential and kinetic energy trade; a growing mode would show as a rising trend.
+    const double initial = solver->field_energy();
+    std::vector<double> e;
+    for (int k = 0; k < 100; ++k) {
+        solver->advance(100);
+        e.push_back(solver->field_energy() / initial);
+    }
+    const double worst = *std::max_element(e.begin(), e.end());
+    double first = 0, last = 0;
+    for (size_t k = 0; k < 10; ++k) {
+        first += e[k] / 10;
+        last += e[e.size() - 10 + k] / 10;
+    }
+    std::printf(
+        "[ measured ] FDTD, rigid room, 10 000 steps from a random field: max sum p^2 / "
+        "initial %.4f, mean of the last tenth / first tenth %.4f\n",
+        worst, last / first);
+    EXPECT_LE(worst, 2.0);
+    EXPECT_LE(last / first, 1.02);
+}
+
+TEST(FdtdValidation, CudaDeviceIsRefusedWithAReason) {
+    std::string text = webb_scene(100);
+    text.replace(text.find("\"device\": \"cpu\""), 15, "\"device\": \"cuda\"");
+    const Preprocessed p = preprocess(parse_scene(text, "webb.json"));
+    try {
+        make_solver(p, SolverOptions{});
+        FAIL() << "expected a ResourceError";
+    } catch (const ResourceError& e) {
+        EXPECT_NE(std::string(e.what()).find("FDTD solver runs on the CPU"), std::string::npos)
+            << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace ardent::test
