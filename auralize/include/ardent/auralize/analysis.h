@@ -1,0 +1,65 @@
+// ISO 3382-1 room-acoustic parameters of an impulse response, per octave or one-third-octave
+// band: early decay time EDT, reverberation times T20 and T30, clarity C50 and C80, definition
+// D50 and centre time Ts. Each band is filtered (filter_bank.h, time-reversed), its background
+// noise and truncation point found by Lundeby's method (lundeby.h), and its Schroeder integral
+// taken with the noise removed and the hidden tail added (schroeder.h). Bands whose peak does not
+// stand 35 / 45 dB above their noise floor have T20 / T30 marked unreliable, as ISO 3382-1 asks.
+// docs/analysis.md describes the method and its measured accuracy.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ardent/auralize/filter_bank.h"
+
+namespace ardent::auralize {
+
+struct BandResult {
+    double nominal_hz = 0;  // 63, 125, ...
+    double exact_hz = 0;    // 1000 * 10^(3x/10b)
+    // Parameters; empty when the band's decay does not allow them (the decay curve does not
+    // reach the end of the evaluation range before the noise, or the band carries no energy).
+    std::optional<double> edt_s, t20_s, t30_s, c50_db, c80_db, d50, ts_s;
+    // T20 / T30 were measured with the dynamic range ISO 3382-1 asks for: the band's peak at
+    // least 35 / 45 dB above its noise floor. A value without it is still given, marked.
+    bool t20_reliable = false, t30_reliable = false;
+    // The background noise's mean square in dB re the band's peak (its negative is the peak-to-
+    // noise ratio); -infinity when the response ends in exact zeros.
+    double noise_floor_db = 0;
+    double truncation_s = 0;  // Lundeby's truncation point, seconds from the IR's first sample
+    bool truncation_converged = false;
+};
+
+struct Analysis {
+    double sample_rate = 0;
+    Bands bands = Bands::Octave;
+    double length_s = 0;
+    // The onset of the direct sound (ISO 3382-1 A.3.4: where the broadband squared IR first comes
+    // within 20 dB of its maximum), seconds from the first sample; the parameters' time zero.
+    double onset_s = 0;
+    std::vector<BandResult> results;
+};
+
+struct AnalysisOptions {
+    // Time-reversed filtering keeps the band filters' ringing out of the decays (docs/analysis.md);
+    // Forward is there to compare.
+    Direction direction = Direction::TimeReversed;
+};
+
+// Analyses one channel of an IR at fs Hz. Throws InputError (errors.h) for an empty or silent IR,
+// samples that are NaN or infinite, a sample rate outside 1 kHz-1 MHz, or a rate so low that no
+// band fits below its Nyquist frequency; the messages say what is wrong, the caller adds where.
+Analysis analyze_ir(std::span<const float> ir, double fs, Bands bands = Bands::Octave,
+                    const AnalysisOptions& options = {});
+
+// {"sample_rate", "band_type": "octave" | "third", "length_s", "onset_s", "bands": [...]}: one
+// object per band with "centre_hz" (nominal), "exact_centre_hz", "edt_s", "t20_s", "t30_s",
+// "c50_db", "c80_db", "d50", "ts_s" (null where not measurable), "t20_reliable", "t30_reliable",
+// "noise_floor_db" (null for no noise), "truncation_s", "truncation_converged". Keys in
+// docs/analysis.md.
+nlohmann::ordered_json to_json(const Analysis& analysis);
+
+}  // namespace ardent::auralize

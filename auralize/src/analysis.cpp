@@ -1,0 +1,156 @@
+#include "ardent/auralize/analysis.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "ardent/auralize/lundeby.h"
+#include "ardent/auralize/schroeder.h"
+#include "ardent/preprocess/errors.h"
+
+namespace ardent::auralize {
+namespace {
+
+constexpr double kMinRate = 1000, kMaxRate = 1e6;
+// ISO 3382-1 (5.3.2): the peak must stand this far above the noise for T20 and T30.
+constexpr double kRangeT20Db = 35, kRangeT30Db = 45;
+
+// Lundeby's first averaging interval: 10 ms (the paper's shortest), longer in the lowest bands
+// so that each interval spans several periods of the squared signal's ripple, at most 50 ms.
+double first_interval_s(double centre_hz) {
+    return std::clamp(4 / centre_hz, 0.010, 0.050);
+}
+
+size_t index_at(double t, double fs) {
+    return static_cast<size_t>(std::max(0.0, std::round(t * fs)));
+}
+
+BandResult analyze_band(const BandFilter& band, std::span<const float> ir, double onset_s,
+                        Direction direction) {
+    BandResult r;
+    r.nominal_hz = band.nominal_hz;
+    r.exact_hz = band.exact_hz;
+    const double fs = band.sample_rate;
+    std::vector<double> e = band_signal(band, ir, direction);
+    for (double& v : e)
+        v *= v;
+    r.truncation_s = static_cast<double>(e.size()) / fs;
+    const double peak = *std::max_element(e.begin(), e.end());
+    if (!(peak > 0)) {
+        r.noise_floor_db = -std::numeric_limits<double>::infinity();
+        return r;
+    }
+    const size_t n0 = std::min(index_at(onset_s, fs), e.size() - 1);
+
+    const NoiseEstimate noise =
+        lundeby(std::span<const double>(e).subspan(n0), fs, first_interval_s(band.exact_hz));
+    r.noise_floor_db = noise.noise > 0 ? 10 * std::log10(noise.noise / peak)
+                                       : -std::numeric_limits<double>::infinity();
+    const size_t nc = std::min(e.size(), n0 + index_at(noise.truncation_s, fs));
+    r.truncation_s = static_cast<double>(nc) / fs;
+    r.truncation_converged = noise.converged;
+    const BackwardIntegral integral(e, fs, nc, noise);
+
+    // Decay times from the curve that starts at the onset.
+    const std::vector<double> curve = decay_curve_db(integral, n0);
+    r.edt_s = decay_time(curve, fs, 0, -10);
+    r.t20_s = decay_time(curve, fs, -5, -25);
+    r.t30_s = decay_time(curve, fs, -5, -35);
+    r.t20_reliable = r.t20_s && r.noise_floor_db <= -kRangeT20Db;
+    r.t30_reliable = r.t30_s && r.noise_floor_db <= -kRangeT30Db;
+
+    // Energies from the first sample: with time-reversed filtering the band's share of the
+    // direct sound starts before the onset, and belongs to the early part.
+    const double total = integral.from(0);
+    if (total > 0) {
+        const double late50 = integral.from(n0 + index_at(0.050, fs));
+        const double late80 = integral.from(n0 + index_at(0.080, fs));
+        if (late50 > 0 && total > late50) {
+            r.c50_db = 10 * std::log10((total - late50) / late50);
+            r.d50 = (total - late50) / total;
+        }
+        if (late80 > 0 && total > late80) r.c80_db = 10 * std::log10((total - late80) / late80);
+        // Energy before the onset counts at time zero.
+        r.ts_s = integral.moment(n0) / total;
+    }
+    return r;
+}
+
+std::string hz(double fs) {
+    std::string s = std::to_string(fs);
+    s.erase(s.find_last_not_of('0') + 1);
+    if (!s.empty() && s.back() == '.') s.pop_back();
+    return s + " Hz";
+}
+
+}  // namespace
+
+Analysis analyze_ir(std::span<const float> ir, double fs, Bands bands,
+                    const AnalysisOptions& options) {
+    if (!std::isfinite(fs) || fs < kMinRate || fs > kMaxRate)
+        throw InputError("sample rate " + hz(fs) + " is outside the " + hz(kMinRate) + " to " +
+                         hz(kMaxRate) + " this analysis accepts");
+    if (ir.empty()) throw InputError("the impulse response has no samples");
+    double peak = 0;
+    for (size_t i = 0; i < ir.size(); ++i) {
+        const double v = ir[i];
+        if (!std::isfinite(v))
+            throw InputError("sample " + std::to_string(i) + " of the impulse response is " +
+                             (std::isnan(v) ? "NaN" : "infinite"));
+        peak = std::max(peak, v * v);
+    }
+    if (!(peak > 0)) throw InputError("the impulse response is silent (every sample is zero)");
+
+    Analysis a;
+    a.sample_rate = fs;
+    a.bands = bands;
+    a.length_s = static_cast<double>(ir.size()) / fs;
+    size_t onset = 0;
+    while (static_cast<double>(ir[onset]) * static_cast<double>(ir[onset]) < 0.01 * peak)
+        ++onset;
+    a.onset_s = static_cast<double>(onset) / fs;
+
+    const std::vector<BandFilter> bank = filter_bank(bands, fs);
+    if (bank.empty())
+        throw InputError("sample rate " + hz(fs) + " is too low for any " +
+                         (bands == Bands::Octave ? "octave" : "one-third-octave") +
+                         " band from 63 Hz on");
+    for (const BandFilter& band : bank)
+        a.results.push_back(analyze_band(band, ir, a.onset_s, options.direction));
+    return a;
+}
+
+nlohmann::ordered_json to_json(const Analysis& a) {
+    auto opt = [](const std::optional<double>& v) -> nlohmann::ordered_json {
+        if (v && std::isfinite(*v)) return *v;
+        return nullptr;
+    };
+    nlohmann::ordered_json j;
+    j["sample_rate"] = a.sample_rate;
+    j["band_type"] = a.bands == Bands::Octave ? "octave" : "third";
+    j["length_s"] = a.length_s;
+    j["onset_s"] = a.onset_s;
+    j["bands"] = nlohmann::ordered_json::array();
+    for (const BandResult& r : a.results) {
+        nlohmann::ordered_json b;
+        b["centre_hz"] = r.nominal_hz;
+        b["exact_centre_hz"] = r.exact_hz;
+        b["edt_s"] = opt(r.edt_s);
+        b["t20_s"] = opt(r.t20_s);
+        b["t30_s"] = opt(r.t30_s);
+        b["c50_db"] = opt(r.c50_db);
+        b["c80_db"] = opt(r.c80_db);
+        b["d50"] = opt(r.d50);
+        b["ts_s"] = opt(r.ts_s);
+        b["t20_reliable"] = r.t20_reliable;
+        b["t30_reliable"] = r.t30_reliable;
+        b["noise_floor_db"] = opt(r.noise_floor_db);
+        b["truncation_s"] = r.truncation_s;
+        b["truncation_converged"] = r.truncation_converged;
+        j["bands"].push_back(b);
+    }
+    return j;
+}
+
+}  // namespace ardent::auralize
