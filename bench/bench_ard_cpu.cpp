@@ -35,7 +35,8 @@ int main(int argc, char** argv) {
     try {
         ardent::Scene scene = ardent::load_scene(scene_file);
         if (f_max > 0) scene.simulation.max_frequency = f_max;
-        scene.listener_grid_every = 0;  // measure the solver, not the recording of a grid
+        scene.listener_grid_every = 0;    // measure the solver, not the recording of a grid
+        scene.simulation.device = "cpu";  // "auto" would pick a GPU where one is present
         const auto t0 = std::chrono::steady_clock::now();
         const ardent::Preprocessed p = ardent::preprocess(scene);
         ardent::SolverOptions o;

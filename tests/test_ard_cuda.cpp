@@ -84,7 +84,18 @@ BoxSpec box(Index3 cells, int max_side) {
     return b;
 }
 
-TEST(ArdCuda, OnePartitionBoxAgreesWithCpu) {
+// Short enough for compute-sanitizer (scripts/gpu-check runs memcheck and racecheck on it).
+TEST(ArdCuda, ShortRunAgreesWithCpu) {
+    REQUIRE_GPU();
+    BoxSpec b = box({10, 8, 6}, 5);
+    b.receivers = {{7, 5, 3}, {1, 6, 4}};
+    b.source = {2, 2, 2};
+    b.absorbing_face = "ceiling";
+    b.alpha = 0.5;
+    EXPECT_LE(cpu_vs_cuda(build(b), 60, Precision::Float32, "short run").rel_l2, 1e-4);
+}
+
+TEST(ArdCuda, BoxAgreesWithCpu) {
     REQUIRE_GPU();
     const auto r = cpu_vs_cuda(build(box({20, 14, 10}, 1024)), 600, Precision::Float32, "box");
     EXPECT_LE(r.rel_l2, 1e-4);

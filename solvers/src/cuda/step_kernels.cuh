@@ -158,7 +158,11 @@ __global__ void modes_z(GroupShape g, Complex* spec, Real* cur, Real* old, const
     const int bins[2] = {k, N - k};
     Real q[2] = {0, 0};
     for (int s = 0; s < 2; ++s) {
-        if (s == 1 && !has_mirror(k, N)) break;
+        if (s == 1 && !has_mirror(k, N)) {
+            // Bin N - k is bin k itself for 2k = N, and the zero bin N for k = 0.
+            if (k > 0) q[1] = q[0];
+            break;
+        }
         const long long m = row * N + bins[s], c = crow * N + bins[s];
         Real pn;
         if (init) {
