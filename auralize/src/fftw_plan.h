@@ -1,0 +1,52 @@
+// Single-precision FFTW plans and buffers shared by the convolution engines (private to
+// ardent_auralize). Plans are made once, under one process-wide lock because FFTW's planner is
+// not thread-safe, and executed with FFTW's new-array interface so that one plan serves many
+// buffers and threads (execution is thread-safe). Every buffer passed to a plan must come from
+// alloc_floats / alloc_complex, so it has the SIMD alignment the plan was made for.
+#pragma once
+
+#include <fftw3.h>
+
+#include <complex>
+#include <cstddef>
+#include <memory>
+
+namespace ardent::auralize::detail {
+
+struct FftwFree {
+    void operator()(void* p) const noexcept { fftwf_free(p); }
+};
+template <typename T>
+using FftwArray = std::unique_ptr<T[], FftwFree>;
+
+// Zero-filled, SIMD-aligned arrays. Throw std::bad_alloc when FFTW cannot allocate.
+FftwArray<float> alloc_floats(size_t n);
+FftwArray<std::complex<float>> alloc_complex(size_t n);
+
+enum class Planning {
+    Estimate,  // instant; FFTW guesses from the size
+    Measure,   // times candidate algorithms (up to about a second per size): for sizes reused often
+};
+
+// Real-to-complex and complex-to-real transforms of size n (n/2 + 1 bins). Unnormalised:
+// inverse(forward(x)) = n x.
+class RealFft {
+  public:
+    RealFft(size_t n, Planning planning);
+    ~RealFft();
+    RealFft(const RealFft&) = delete;
+    RealFft& operator=(const RealFft&) = delete;
+
+    size_t size() const { return n_; }
+    size_t bins() const { return n_ / 2 + 1; }
+    // `in` is left unchanged.
+    void forward(const float* in, std::complex<float>* out) const;
+    // Overwrites `in` (FFTW's complex-to-real transforms use their input as scratch).
+    void inverse(std::complex<float>* in, float* out) const;
+
+  private:
+    size_t n_;
+    fftwf_plan forward_ = nullptr, inverse_ = nullptr;
+};
+
+}  // namespace ardent::auralize::detail
