@@ -14,5 +14,6 @@ using Action = std::function<int()>;
 Action add_info(CLI::App& app);
 Action add_voxelize(CLI::App& app);
 Action add_simulate(CLI::App& app);
+Action add_analyze(CLI::App& app);
 
 }  // namespace ardent::cli

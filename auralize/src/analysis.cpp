@@ -13,8 +13,9 @@ namespace ardent::auralize {
 namespace {
 
 constexpr double kMinRate = 1000, kMaxRate = 1e6;
-// ISO 3382-1 (5.3.2): the peak must stand this far above the noise for T20 and T30.
-constexpr double kRangeT20Db = 35, kRangeT30Db = 45;
+// ISO 3382-1: the peak must stand this far above the noise for T20 and T30, so that the end of
+// the evaluation range lies 10 dB above the noise; the same rule for the EDT's range.
+constexpr double kRangeEdtDb = 20, kRangeT20Db = 35, kRangeT30Db = 45;
 
 // Lundeby's first averaging interval: 10 ms (the paper's shortest), longer in the lowest bands
 // so that each interval spans several periods of the squared signal's ripple, at most 50 ms.
@@ -57,6 +58,7 @@ BandResult analyze_band(const BandFilter& band, std::span<const float> ir, doubl
     r.edt_s = decay_time(curve, fs, 0, -10);
     r.t20_s = decay_time(curve, fs, -5, -25);
     r.t30_s = decay_time(curve, fs, -5, -35);
+    r.edt_reliable = r.edt_s && r.noise_floor_db <= -kRangeEdtDb;
     r.t20_reliable = r.t20_s && r.noise_floor_db <= -kRangeT20Db;
     r.t30_reliable = r.t30_s && r.noise_floor_db <= -kRangeT30Db;
 
@@ -143,6 +145,7 @@ nlohmann::ordered_json to_json(const Analysis& a) {
         b["c80_db"] = opt(r.c80_db);
         b["d50"] = opt(r.d50);
         b["ts_s"] = opt(r.ts_s);
+        b["edt_reliable"] = r.edt_reliable;
         b["t20_reliable"] = r.t20_reliable;
         b["t30_reliable"] = r.t30_reliable;
         b["noise_floor_db"] = opt(r.noise_floor_db);

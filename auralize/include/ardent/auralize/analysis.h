@@ -3,7 +3,8 @@
 // D50 and centre time Ts. Each band is filtered (filter_bank.h, time-reversed), its background
 // noise and truncation point found by Lundeby's method (lundeby.h), and its Schroeder integral
 // taken with the noise removed and the hidden tail added (schroeder.h). Bands whose peak does not
-// stand 35 / 45 dB above their noise floor have T20 / T30 marked unreliable, as ISO 3382-1 asks.
+// stand 35 / 45 dB above their noise floor have T20 / T30 marked unreliable, as ISO 3382-1 asks
+// (and the EDT below 20 dB, by the same rule).
 // docs/analysis.md describes the method and its measured accuracy.
 #pragma once
 
@@ -24,8 +25,10 @@ struct BandResult {
     // reach the end of the evaluation range before the noise, or the band carries no energy).
     std::optional<double> edt_s, t20_s, t30_s, c50_db, c80_db, d50, ts_s;
     // T20 / T30 were measured with the dynamic range ISO 3382-1 asks for: the band's peak at
-    // least 35 / 45 dB above its noise floor. A value without it is still given, marked.
-    bool t20_reliable = false, t30_reliable = false;
+    // least 35 / 45 dB above its noise floor, so that the end of the evaluation range (-25 /
+    // -35 dB) lies 10 dB above the noise. The EDT is held to the same rule, 20 dB for its range
+    // down to -10 dB (ISO 3382-1 sets none for it). A value without it is still given, marked.
+    bool edt_reliable = false, t20_reliable = false, t30_reliable = false;
     // The background noise's mean square in dB re the band's peak (its negative is the peak-to-
     // noise ratio); -infinity when the response ends in exact zeros.
     double noise_floor_db = 0;
@@ -57,7 +60,8 @@ Analysis analyze_ir(std::span<const float> ir, double fs, Bands bands = Bands::O
 
 // {"sample_rate", "band_type": "octave" | "third", "length_s", "onset_s", "bands": [...]}: one
 // object per band with "centre_hz" (nominal), "exact_centre_hz", "edt_s", "t20_s", "t30_s",
-// "c50_db", "c80_db", "d50", "ts_s" (null where not measurable), "t20_reliable", "t30_reliable",
+// "c50_db", "c80_db", "d50", "ts_s" (null where not measurable), "edt_reliable", "t20_reliable",
+// "t30_reliable",
 // "noise_floor_db" (null for no noise), "truncation_s", "truncation_converged". Keys in
 // docs/analysis.md.
 nlohmann::ordered_json to_json(const Analysis& analysis);
