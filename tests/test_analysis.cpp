@@ -10,6 +10,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <numbers>
@@ -364,6 +365,201 @@ TEST(Analysis, DoubleSlopeWithNoise) {
         "double slope (T 0.4 s, then 1.6 s from -15 dB; noise -60 dB), octaves 63 Hz-8 "
         "kHz: worst EDT/T20/T30 error %.2f %% of the band-filtered decay's\n",
         100 * worst);
+}
+
+// --- Lundeby's truncation -----------------------------------------------------------------------
+
+TEST(Lundeby, FindsNoiseCrossingAndSlopeOfAnExactDecay) {
+    // Mean square e^(-k t) + N with T = 1 s and N 50 dB down: the decay meets the noise at
+    // ln(1 / N) / k = 0.833 s.
+    const double k = 6 * kLn10 / 1.0, noise = 1e-5;
+    std::vector<double> e(static_cast<size_t>(2.0 * kFs));
+    for (size_t i = 0; i < e.size(); ++i)
+        e[i] = std::exp(-k * static_cast<double>(i) / kFs) + noise;
+    const NoiseEstimate est = lundeby(e, kFs, 0.010);
+    EXPECT_TRUE(est.converged);
+    EXPECT_NEAR(10 * std::log10(est.noise / noise), 0, 0.1);
+    EXPECT_NEAR(est.truncation_s, std::log(1 / noise) / k, 0.01);
+    EXPECT_NEAR(est.tail_rate / k, 1, 0.01);
+    EXPECT_NEAR(10 * std::log10(est.tail_level / noise), 0, 0.5);
+}
+
+TEST(Lundeby, ExactZerosMeanNoNoiseAndNoTruncation) {
+    std::vector<double> e(48000, 0.0);
+    for (size_t i = 0; i < 24000; ++i)
+        e[i] = std::exp(-static_cast<double>(i) / 2000);
+    const NoiseEstimate est = lundeby(e, kFs, 0.010);
+    EXPECT_EQ(est.noise, 0);
+    EXPECT_EQ(est.truncation_s, 1.0);
+    EXPECT_EQ(est.tail_rate, 0);
+}
+
+// More noise after the decay must not move the truncation point: the same realisation cut after
+// 2, 3 and 4 s.
+TEST(Lundeby, TruncationDoesNotDependOnTheLengthOfTheNoiseTail) {
+    const NoisyDecay d = noisy_decay(1.0, -50, 4.0, 5);
+    std::vector<std::vector<double>> trunc;
+    for (double seconds : {2.0, 3.0, 4.0}) {
+        const std::span<const float> ir(d.ir.data(), static_cast<size_t>(seconds * kFs));
+        const Analysis a = analyze_ir(ir, kFs, Bands::Octave);
+        trunc.emplace_back();
+        for (const BandResult& r : a.results) {
+            EXPECT_TRUE(r.truncation_converged) << r.nominal_hz << " Hz, " << seconds << " s";
+            trunc.back().push_back(r.truncation_s);
+        }
+    }
+    double worst = 0;
+    for (size_t b = 0; b < trunc[0].size(); ++b) {
+        const auto [lo, hi] = std::minmax({trunc[0][b], trunc[1][b], trunc[2][b]});
+        // In dB of decay (60 dB per second here).
+        EXPECT_LT(60 * (hi - lo), 2.0) << "band " << b;
+        worst = std::max(worst, 60 * (hi - lo));
+    }
+    std::printf(
+        "truncation point over IR lengths 2/3/4 s (noise -50 dB): spread at most %.2f dB "
+        "of decay\n",
+        worst);
+}
+
+// --- why time-reversed filtering -----------------------------------------------------------------
+
+// A short decay in the lowest bands: forward filtering adds the filter's own ringing to the decay
+// (B T = 13 at 63 Hz); filtering the reversed IR puts it before the onset instead.
+TEST(Analysis, TimeReversedFilteringKeepsShortDecaysInLowBands) {
+    constexpr double kT = 0.3;
+    for (double nominal : {63.0, 125.0}) {
+        SCOPED_TRACE(std::to_string(nominal) + " Hz");
+        const BandFilter band = [&] {
+            for (const BandFilter& b : filter_bank(Bands::Octave, kFs))
+                if (b.nominal_hz == nominal) return b;
+            return BandFilter{};
+        }();
+        const std::vector<float> ir = decaying_sine(kT, band.exact_hz, 2.0);
+        const auto result = [&](Direction dir) {
+            AnalysisOptions o;
+            o.direction = dir;
+            for (const BandResult& r : analyze_ir(ir, kFs, Bands::Octave, o).results)
+                if (r.nominal_hz == nominal) return r;
+            return BandResult{};
+        };
+        const BandResult reversed = result(Direction::TimeReversed);
+        const BandResult forward = result(Direction::Forward);
+        const DecayingSine h{amplitude_rate(kT), 2 * kPi * band.exact_hz};
+        const double t0 = analyze_ir(ir, kFs).onset_s;
+        const double c80 = 10 * std::log10(h.energy(0, t0 + 0.08) / h.energy(t0 + 0.08, kInf));
+        EXPECT_LT(rel_error(reversed.edt_s, kT), 0.01);
+        EXPECT_GT(rel_error(forward.edt_s, kT), 0.04);
+        ASSERT_TRUE(reversed.c80_db && forward.c80_db);
+        EXPECT_LT(std::fabs(*reversed.c80_db - c80), 0.2);
+        EXPECT_GT(std::fabs(*forward.c80_db - c80), 1.0);
+        std::printf(
+            "T = 0.3 s, %3.0f Hz: EDT %.3f s reversed, %.3f s forward; C80 %.2f dB "
+            "reversed, %.2f dB forward, %.2f dB exact\n",
+            nominal, reversed.edt_s.value_or(NAN), forward.edt_s.value_or(NAN), *reversed.c80_db,
+            *forward.c80_db, c80);
+    }
+}
+
+// --- a measured room ----------------------------------------------------------------------------
+
+TEST(Analysis, MeasuredClapIRIsPlausible) {
+    if (!test::have_shared()) GTEST_SKIP() << "../shared is absent (the measured IR lives there)";
+    const auto file = test::shared_dir() / "data/audio/measured-rir-clap.wav";
+    if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " is absent";
+    const audio::Audio in = audio::read_audio(file);
+    const Analysis a = analyze_ir(in.channel(0), in.sample_rate, Bands::Octave);
+    ASSERT_EQ(a.results.size(), 8u);
+    EXPECT_LT(a.onset_s, 0.05);
+    for (const BandResult& r : a.results) {
+        SCOPED_TRACE(std::to_string(r.nominal_hz) + " Hz");
+        // What any band must satisfy.
+        EXPECT_LE(r.truncation_s, a.length_s);
+        EXPECT_LT(r.noise_floor_db, 0);
+        if (r.t20_s) {
+            EXPECT_EQ(r.t20_reliable, r.noise_floor_db <= -35);
+        }
+        if (r.t30_s) {
+            EXPECT_EQ(r.t30_reliable, r.noise_floor_db <= -45);
+        }
+        ASSERT_TRUE(r.c80_db && r.d50 && r.ts_s);
+        EXPECT_GT(*r.d50, 0);
+        EXPECT_LT(*r.d50, 1);
+        // D50 and C50 are two views of the same split.
+        ASSERT_TRUE(r.c50_db);
+        EXPECT_NEAR(*r.c50_db, 10 * std::log10(*r.d50 / (1 - *r.d50)), 1e-9);
+        EXPECT_GE(*r.c80_db, *r.c50_db);
+        if (r.nominal_hz < 500) continue;
+        // From 500 Hz up the clap carries enough energy for a seminar room's values.
+        EXPECT_TRUE(r.t20_reliable && r.t30_reliable);
+        for (const auto& v : {r.edt_s, r.t20_s, r.t30_s}) {
+            ASSERT_TRUE(v);
+            EXPECT_GT(*v, 0.2);
+            EXPECT_LT(*v, 2.0);
+        }
+        EXPECT_NEAR(*r.t30_s / *r.t20_s, 1, 0.15);
+        EXPECT_GT(*r.c80_db, -5);
+        EXPECT_LT(*r.c80_db, 20);
+        EXPECT_GT(*r.ts_s, 0.005);
+        EXPECT_LT(*r.ts_s, 0.2);
+        EXPECT_GT(r.truncation_s, 0.2);
+    }
+}
+
+// --- bad input and output ------------------------------------------------------------------------
+
+void expect_input_error(const std::vector<float>& ir, double fs, const std::string& needle) {
+    try {
+        analyze_ir(ir, fs);
+        ADD_FAILURE() << "no error; expected one saying \"" << needle << "\"";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+}
+
+TEST(Analysis, RejectsWhatCannotBeAnalysed) {
+    const std::vector<float> ir = decaying_sine(0.5, 1000, 1.0);
+    expect_input_error({}, kFs, "no samples");
+    expect_input_error(std::vector<float>(1000, 0.0f), kFs, "silent");
+    std::vector<float> nan = ir;
+    nan[10] = std::numeric_limits<float>::quiet_NaN();
+    expect_input_error(nan, kFs, "sample 10 of the impulse response is NaN");
+    std::vector<float> inf = ir;
+    inf[7] = std::numeric_limits<float>::infinity();
+    expect_input_error(inf, kFs, "infinite");
+    expect_input_error(ir, 0, "sample rate 0 Hz");
+    expect_input_error(ir, 10, "sample rate 10 Hz");
+    expect_input_error(ir, 5e9, "sample rate 5000000000 Hz");
+    expect_input_error(ir, std::numeric_limits<double>::quiet_NaN(), "sample rate");
+}
+
+TEST(Analysis, LowRatesKeepOnlyTheBandsThatFit) {
+    const std::vector<float> ir = decaying_sine(0.5, 250, 1.0);
+    // 8 kHz: up to the 2 kHz octave (its upper edge 2.8 kHz < 0.45 * 8 kHz).
+    const Analysis a = analyze_ir(ir, 8000, Bands::Octave);
+    ASSERT_FALSE(a.results.empty());
+    EXPECT_EQ(a.results.back().nominal_hz, 2000);
+    EXPECT_EQ(analyze_ir(ir, 8000, Bands::Third).results.back().nominal_hz, 3150);
+}
+
+TEST(Analysis, JsonHasTheDocumentedKeys) {
+    const Analysis a = analyze_ir(decaying_sine(0.5, 1000, 1.0), kFs, Bands::Third);
+    const nlohmann::ordered_json j = to_json(a);
+    EXPECT_EQ(j["band_type"], "third");
+    EXPECT_EQ(j["sample_rate"], kFs);
+    ASSERT_EQ(j["bands"].size(), 24u);
+    for (const auto& b : j["bands"])
+        for (const char* key :
+             {"centre_hz", "exact_centre_hz", "edt_s", "t20_s", "t30_s", "c50_db", "c80_db", "d50",
+              "ts_s", "edt_reliable", "t20_reliable", "t30_reliable", "noise_floor_db",
+              "truncation_s", "truncation_converged"})
+            EXPECT_TRUE(b.contains(key)) << key;
+    const auto& k1 = j["bands"][13];
+    EXPECT_EQ(k1["centre_hz"], 1000);
+    EXPECT_NEAR(k1["t30_s"].get<double>(), 0.5, 0.005);
+    // Exact zeros after the decay: no noise floor (null), and bands far from 1 kHz whose decay
+    // never clears their tiny share are still numbers or null, never NaN.
+    EXPECT_TRUE(k1["noise_floor_db"].is_null() || k1["noise_floor_db"].is_number());
+    EXPECT_EQ(j.dump().find("nan"), std::string::npos);
 }
 
 }  // namespace
