@@ -1,0 +1,183 @@
+// `ardent analyze` through the real command line: the table and the JSON of a synthetic decay,
+// channel choice, band choice, and bad input. Every bad input must exit with 2, name the file and
+// say what is wrong on stderr, and write nothing.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <limits>
+#include <numbers>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ardent/auralize/audio_io.h"
+#include "test_support.h"
+
+namespace ardent::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// e^(-a t) sin(2 pi 1000 t), decaying 60 dB in t60 seconds.
+std::vector<float> decay(double t60, double fs = 48000, double seconds = 1.5) {
+    std::vector<float> v(static_cast<size_t>(seconds * fs));
+    const double a = 3 * std::log(10.0) / t60;
+    for (size_t i = 0; i < v.size(); ++i) {
+        const double t = static_cast<double>(i) / fs;
+        v[i] = static_cast<float>(std::exp(-a * t) * std::sin(2 * std::numbers::pi * 1000 * t));
+    }
+    return v;
+}
+
+class AnalyzeCli : public ::testing::Test {
+  protected:
+    ScratchDir dir;
+
+    void write_wav(const std::string& name, const std::vector<float>& mono, int rate = 48000) {
+        audio::write_wav_float(dir / name, mono, rate);
+    }
+
+    // Runs `ardent ARGS`, expects exit 2, every needle on stderr, no internal error and no new
+    // file in the scratch directory.
+    void expect_rejected(const std::string& args, std::initializer_list<std::string> needles) {
+        SCOPED_TRACE("ardent " + args);
+        const std::string before = dir.listing();
+        const CommandResult r = run_ardent(args, dir.path());
+        EXPECT_EQ(r.exit_code, 2) << "stderr: " << r.err << "\nstdout: " << r.out;
+        for (const std::string& n : needles)
+            EXPECT_NE(r.err.find(n), std::string::npos)
+                << "stderr lacks \"" << n << "\": " << r.err;
+        EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+        EXPECT_TRUE(r.out.empty()) << r.out;
+        EXPECT_EQ(dir.listing(), before) << "something was written";
+    }
+};
+
+TEST_F(AnalyzeCli, TableOfADecay) {
+    write_wav("ir.wav", decay(0.8));
+    const CommandResult r = run_ardent("analyze ir.wav", dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("ir.wav: channel 1 of 1, 48000 Hz"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("octave bands"), std::string::npos) << r.out;
+    // The 1 kHz row: EDT, T20 and T30 of 0.800 s.
+    const size_t row = r.out.find("\n  1000 ");
+    ASSERT_NE(row, std::string::npos) << r.out;
+    const std::string line = r.out.substr(row + 1, r.out.find('\n', row + 1) - row - 1);
+    EXPECT_NE(line.find("0.800   0.800   0.800"), std::string::npos) << line;
+    EXPECT_NE(r.out.find("\n  8000 "), std::string::npos) << r.out;
+}
+
+TEST_F(AnalyzeCli, JsonThirdOctavesAndChannels) {
+    // Two channels with different decays; --channel 2 picks the second.
+    audio::Audio stereo;
+    stereo.sample_rate = 48000;
+    stereo.channels = 2;
+    const std::vector<float> a = decay(0.5), b = decay(1.2);
+    for (size_t i = 0; i < a.size(); ++i) {
+        stereo.samples.push_back(a[i]);
+        stereo.samples.push_back(b[i]);
+    }
+    audio::write_wav_float(dir / "st.wav", stereo);
+    for (const auto& [args, t] : {std::pair{std::string("--channel 2 --bands third"), 1.2},
+                                  std::pair{std::string("--third-octave"), 0.5}}) {
+        SCOPED_TRACE(args);
+        const CommandResult r = run_ardent("analyze st.wav --json " + args, dir.path());
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const nlohmann::json j = nlohmann::json::parse(r.out);
+        EXPECT_EQ(j["band_type"], "third");
+        EXPECT_EQ(j["channels"], 2);
+        ASSERT_EQ(j["bands"].size(), 24u);
+        const auto& k1 = j["bands"][13];
+        EXPECT_EQ(k1["centre_hz"], 1000);
+        EXPECT_NEAR(k1["t30_s"].get<double>(), t, 0.01 * t);
+        EXPECT_TRUE(k1["t30_reliable"].get<bool>());
+    }
+}
+
+// --- bad input
+// ------------------------------------------------------------------------------------
+
+TEST_F(AnalyzeCli, MissingFile) {
+    expect_rejected("analyze nothere.wav", {"nothere.wav", "no such file"});
+}
+
+TEST_F(AnalyzeCli, DirectoryInsteadOfAFile) {
+    fs::create_directory(dir / "d.wav");
+    expect_rejected("analyze d.wav", {"d.wav", "directory"});
+}
+
+TEST_F(AnalyzeCli, EmptyFile) {
+    dir.write("empty.wav", "");
+    expect_rejected("analyze empty.wav", {"empty.wav", "cannot read"});
+}
+
+TEST_F(AnalyzeCli, CorruptFiles) {
+    dir.write("text.wav", "This is a letter, not a sound.\n");
+    expect_rejected("analyze text.wav", {"text.wav", "cannot read"});
+    std::mt19937 rng(3);
+    std::string bytes(4096, '\0');
+    for (char& c : bytes)
+        c = static_cast<char>(rng() & 0xff);
+    dir.write("noise.wav", bytes);
+    expect_rejected("analyze noise.wav", {"noise.wav", "cannot read"});
+    // A real WAV cut off inside its header.
+    write_wav("whole.wav", decay(0.5));
+    std::ifstream in(dir / "whole.wav", std::ios::binary);
+    std::string head(20, '\0');
+    in.read(head.data(), 20);
+    dir.write("cut.wav", head);
+    fs::remove(dir / "whole.wav");
+    expect_rejected("analyze cut.wav", {"cut.wav", "cannot read"});
+}
+
+TEST_F(AnalyzeCli, ZeroLengthAudio) {
+    write_wav("none.wav", {});
+    expect_rejected("analyze none.wav", {"cannot analyze 'none.wav'", "no samples"});
+}
+
+TEST_F(AnalyzeCli, SilentIR) {
+    write_wav("zeros.wav", std::vector<float>(48000, 0.0f));
+    expect_rejected("analyze zeros.wav", {"cannot analyze 'zeros.wav'", "silent"});
+}
+
+TEST_F(AnalyzeCli, NaNSamples) {
+    std::vector<float> v = decay(0.5);
+    v[100] = std::numeric_limits<float>::quiet_NaN();
+    write_wav("nan.wav", v);
+    expect_rejected("analyze nan.wav", {"cannot analyze 'nan.wav'", "sample 100", "NaN"});
+}
+
+TEST_F(AnalyzeCli, AbsurdSampleRates) {
+    write_wav("slow.wav", decay(0.5, 100, 10), 100);
+    expect_rejected("analyze slow.wav", {"cannot analyze 'slow.wav'", "sample rate 100 Hz"});
+    write_wav("fast.wav", decay(0.5, 48000, 0.1), 5000000);
+    expect_rejected("analyze fast.wav", {"cannot analyze 'fast.wav'", "sample rate 5000000 Hz"});
+}
+
+TEST_F(AnalyzeCli, BadChannelIndex) {
+    audio::Audio stereo;
+    stereo.sample_rate = 48000;
+    stereo.channels = 2;
+    for (float v : decay(0.5)) {  // a decay on the left, silence on the right
+        stereo.samples.push_back(v);
+        stereo.samples.push_back(0.0f);
+    }
+    audio::write_wav_float(dir / "st.wav", stereo);
+    expect_rejected("analyze st.wav --channel 3", {"st.wav", "--channel 3", "2 channel"});
+    expect_rejected("analyze st.wav --channel 0", {"st.wav", "--channel 0"});
+    // A channel's own problem names the channel.
+    expect_rejected("analyze st.wav --channel 2", {"'st.wav' channel 2", "silent"});
+}
+
+TEST_F(AnalyzeCli, BadBandsOption) {
+    write_wav("ir.wav", decay(0.5));
+    expect_rejected("analyze ir.wav --bands fifth", {"--bands", "fifth"});
+}
+
+}  // namespace
+}  // namespace ardent::test
