@@ -40,7 +40,7 @@ struct Analysis {
     double sample_rate = 0;
     Bands bands = Bands::Octave;
     double length_s = 0;
-    // The onset of the direct sound (ISO 3382-1 A.3.4: where the broadband squared IR first comes
+    // The onset of the direct sound (ISO 3382-1's rule: where the broadband squared IR first comes
     // within 20 dB of its maximum), seconds from the first sample; the parameters' time zero.
     double onset_s = 0;
     std::vector<BandResult> results;
