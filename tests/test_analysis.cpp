@@ -541,6 +541,26 @@ TEST(Analysis, LowRatesKeepOnlyTheBandsThatFit) {
     EXPECT_EQ(analyze_ir(ir, 8000, Bands::Third).results.back().nominal_hz, 3150);
 }
 
+TEST(Analysis, BandLimitedIRsKeepOnlyTheBandsBelowTheLimit) {
+    // A simulated IR valid to 400 Hz (0.8 of a 500 Hz max_frequency): the 250 Hz octave's upper
+    // edge (354 Hz) is below, the 500 Hz octave's (707 Hz) is not.
+    const std::vector<float> ir = decaying_sine(0.5, 250, 1.0);
+    AnalysisOptions o;
+    o.max_frequency_hz = 400;
+    const Analysis a = analyze_ir(ir, kFs, Bands::Octave, o);
+    ASSERT_EQ(a.results.size(), 3u);
+    EXPECT_EQ(a.results.back().nominal_hz, 250);
+    EXPECT_LT(rel_error(a.results.back().t30_s, 0.5), 0.01);
+    o.max_frequency_hz = 50;
+    try {
+        analyze_ir(ir, kFs, Bands::Octave, o);
+        ADD_FAILURE() << "no error for a limit below every band";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("no octave band lies below 50 Hz"), std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(Analysis, JsonHasTheDocumentedKeys) {
     const Analysis a = analyze_ir(decaying_sine(0.5, 1000, 1.0), kFs, Bands::Third);
     const nlohmann::ordered_json j = to_json(a);

@@ -113,11 +113,17 @@ Analysis analyze_ir(std::span<const float> ir, double fs, Bands bands,
         ++onset;
     a.onset_s = static_cast<double>(onset) / fs;
 
-    const std::vector<BandFilter> bank = filter_bank(bands, fs);
+    std::vector<BandFilter> bank = filter_bank(bands, fs);
+    const char* kind = bands == Bands::Octave ? "octave" : "one-third-octave";
     if (bank.empty())
-        throw InputError("sample rate " + hz(fs) + " is too low for any " +
-                         (bands == Bands::Octave ? "octave" : "one-third-octave") +
-                         " band from 63 Hz on");
+        throw InputError("sample rate " + hz(fs) + " is too low for any " + kind + " band");
+    if (options.max_frequency_hz > 0) {
+        std::erase_if(bank,
+                      [&](const BandFilter& b) { return b.upper_hz > options.max_frequency_hz; });
+        if (bank.empty())
+            throw InputError("no " + std::string(kind) + " band lies below " +
+                             hz(options.max_frequency_hz));
+    }
     for (const BandFilter& band : bank)
         a.results.push_back(analyze_band(band, ir, a.onset_s, options.direction));
     return a;

@@ -79,8 +79,8 @@ NoiseEstimate lundeby(std::span<const double> e, double fs, double first_interva
     const double length_s = static_cast<double>(n) / fs;
     NoiseEstimate est;
     est.truncation_s = length_s;
-    const size_t last_tenth = n - std::max<size_t>(n / 10, 1);
     if (n < 2) return est;
+    const size_t last_tenth = n - std::max<size_t>(n / 10, 1);
 
     // 1-2: short-interval averages; the noise from the last tenth of the response.
     est.noise = mean(e, last_tenth, n);

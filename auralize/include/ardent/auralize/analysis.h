@@ -50,11 +50,15 @@ struct AnalysisOptions {
     // Time-reversed filtering keeps the band filters' ringing out of the decays (docs/analysis.md);
     // Forward is there to compare.
     Direction direction = Direction::TimeReversed;
+    // The highest frequency the IR is good for, when it is band-limited (a simulated IR is flat to
+    // 0.8 max_frequency): bands whose upper edge lies above it are left out. 0: no limit.
+    double max_frequency_hz = 0;
 };
 
 // Analyses one channel of an IR at fs Hz. Throws InputError (errors.h) for an empty or silent IR,
-// samples that are NaN or infinite, a sample rate outside 1 kHz-1 MHz, or a rate so low that no
-// band fits below its Nyquist frequency; the messages say what is wrong, the caller adds where.
+// samples that are NaN or infinite, a sample rate outside 1 kHz-1 MHz, or a rate (or
+// max_frequency_hz) so low that no band fits; the messages say what is wrong, the caller adds
+// where.
 Analysis analyze_ir(std::span<const float> ir, double fs, Bands bands = Bands::Octave,
                     const AnalysisOptions& options = {});
 
