@@ -15,5 +15,6 @@ Action add_info(CLI::App& app);
 Action add_voxelize(CLI::App& app);
 Action add_simulate(CLI::App& app);
 Action add_analyze(CLI::App& app);
+Action add_auralize(CLI::App& app);
 
 }  // namespace ardent::cli

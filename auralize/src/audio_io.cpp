@@ -3,6 +3,7 @@
 #include <sndfile.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <string>
 #include <system_error>
 
@@ -24,7 +25,7 @@ struct SndFile {
 
 // Writes `file`; messages name `shown` (the target when `file` is its temporary twin).
 void write_direct(const std::filesystem::path& file, const std::filesystem::path& shown,
-                  const Audio& audio) {
+                  const Audio& audio, FileFormat format) {
     if (audio.sample_rate <= 0)
         throw InputError("cannot write " + quoted(shown) + ": sample rate " +
                          std::to_string(audio.sample_rate) + " is not positive");
@@ -39,12 +40,23 @@ void write_direct(const std::filesystem::path& file, const std::filesystem::path
     // More than 4 GB of data needs RF64; libsndfile switches to it when asked for WAVEX sizes.
     if (audio.samples.size() * sizeof(float) > 0xFFFF0000ull)
         info.format = SF_FORMAT_RF64 | SF_FORMAT_FLOAT;
+    if (format == FileFormat::Flac24) info.format = SF_FORMAT_FLAC | SF_FORMAT_PCM_24;
+    if (!sf_format_check(&info))
+        throw InputError("cannot write " + quoted(shown) + ": the format cannot hold " +
+                         std::to_string(audio.channels) + " channels at " +
+                         std::to_string(audio.sample_rate) + " Hz");
     SndFile out;
     out.f = sf_open(file.c_str(), SFM_WRITE, &info);
     if (!out.f) throw InputError("cannot write " + quoted(shown) + ": " + sf_strerror(nullptr));
-    // Float WAV stores the values as given: no normalisation, no clipping.
-    sf_command(out.f, SFC_SET_NORM_FLOAT, nullptr, SF_FALSE);
-    sf_command(out.f, SFC_SET_CLIPPING, nullptr, SF_FALSE);
+    if (format == FileFormat::WavFloat) {
+        // Float WAV stores the values as given: no normalisation, no clipping.
+        sf_command(out.f, SFC_SET_NORM_FLOAT, nullptr, SF_FALSE);
+        sf_command(out.f, SFC_SET_CLIPPING, nullptr, SF_FALSE);
+    } else {
+        // Integer samples: +-1 is full scale, and values beyond clip instead of wrapping around.
+        sf_command(out.f, SFC_SET_NORM_FLOAT, nullptr, SF_TRUE);
+        sf_command(out.f, SFC_SET_CLIPPING, nullptr, SF_TRUE);
+    }
     const auto frames = static_cast<sf_count_t>(audio.frames());
     if (sf_writef_float(out.f, audio.samples.data(), frames) != frames)
         throw InputError("cannot write " + quoted(shown) + ": " + sf_strerror(out.f));
@@ -102,15 +114,18 @@ Audio read_audio(const std::filesystem::path& file) {
     return a;
 }
 
-void write_wav_float(const std::filesystem::path& file, const Audio& audio, WriteMode mode) {
+namespace {
+
+void write_file(const std::filesystem::path& file, const Audio& audio, WriteMode mode,
+                FileFormat format) {
     if (mode == WriteMode::Direct) {
-        write_direct(file, file, audio);
+        write_direct(file, file, audio, format);
         return;
     }
     std::filesystem::path tmp = file;
     tmp += ".tmp-" + std::to_string(::getpid());
     try {
-        write_direct(tmp, file, audio);
+        write_direct(tmp, file, audio, format);
     } catch (...) {
         std::error_code ec;
         std::filesystem::remove(tmp, ec);
@@ -122,6 +137,26 @@ void write_wav_float(const std::filesystem::path& file, const Audio& audio, Writ
         std::filesystem::remove(tmp, ec);
         throw InputError("cannot write " + quoted(file) + ": " + ec.message());
     }
+}
+
+}  // namespace
+
+void write_wav_float(const std::filesystem::path& file, const Audio& audio, WriteMode mode) {
+    write_file(file, audio, mode, FileFormat::WavFloat);
+}
+
+FileFormat format_for(const std::filesystem::path& file) {
+    std::string ext = file.extension().string();
+    for (char& c : ext)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (ext == ".wav") return FileFormat::WavFloat;
+    if (ext == ".flac") return FileFormat::Flac24;
+    throw InputError("cannot write " + quoted(file) + ": unknown output format '" +
+                     file.extension().string() + "' (use .wav for 32-bit float WAV or .flac)");
+}
+
+void write_audio(const std::filesystem::path& file, const Audio& audio, WriteMode mode) {
+    write_file(file, audio, mode, format_for(file));
 }
 
 void write_wav_float(const std::filesystem::path& file, std::span<const float> mono,

@@ -7,13 +7,13 @@
 #include <string>
 
 namespace ardent::auralize::detail {
-namespace {
-
 // FFTW's planner keeps global state (wisdom, twiddle caches): one plan at a time per process.
 std::mutex& planner_mutex() {
     static std::mutex m;
     return m;
 }
+
+namespace {
 
 fftwf_complex* as_fftw(std::complex<float>* p) {
     // std::complex<float> is layout-compatible with float[2] ([complex.numbers]), which is what

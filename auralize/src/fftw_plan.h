@@ -10,8 +10,12 @@
 #include <complex>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 
 namespace ardent::auralize::detail {
+
+// Held while making or destroying any FFTW plan (single or double precision) in this library.
+std::mutex& planner_mutex();
 
 struct FftwFree {
     void operator()(void* p) const noexcept { fftwf_free(p); }

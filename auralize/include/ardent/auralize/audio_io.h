@@ -1,7 +1,7 @@
 // Audio files through libsndfile. Reading accepts every format libsndfile knows (WAV, FLAC, AIFF,
-// Ogg, ...) and returns float frames; writing produces WAV files of 32-bit float samples, the
-// format of Ardent's impulse responses (spec section 4), with any number of channels. A failed
-// read or write throws InputError naming the file.
+// Ogg, ...) and returns float frames; writing produces WAV files of 32-bit float samples (the
+// format of Ardent's impulse responses, spec section 4) or 24-bit FLAC, with any number of
+// channels. A failed read or write throws InputError naming the file.
 #pragma once
 
 #include <cstddef>
@@ -41,5 +41,16 @@ void write_wav_float(const std::filesystem::path& file, const Audio& audio,
 // One channel.
 void write_wav_float(const std::filesystem::path& file, std::span<const float> mono,
                      int sample_rate, WriteMode mode = WriteMode::Atomic);
+
+enum class FileFormat {
+    WavFloat,  // .wav: 32-bit float, written unscaled and unclipped
+    Flac24,    // .flac: 24-bit integer PCM (FLAC has no float samples); beyond +-1 is clipped
+};
+// The format an output file name asks for, by its extension (case-insensitive). InputError naming
+// the file for any other extension.
+FileFormat format_for(const std::filesystem::path& file);
+// Writes `audio` in the format of its file name (format_for).
+void write_audio(const std::filesystem::path& file, const Audio& audio,
+                 WriteMode mode = WriteMode::Atomic);
 
 }  // namespace ardent::audio

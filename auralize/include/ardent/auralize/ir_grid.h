@@ -1,0 +1,65 @@
+// The listener grid that `ardent simulate` writes (grid/<source>.h5, docs/output-format.md): the
+// positions of the grid points and their impulse responses, read through HDF5 one row at a time
+// (a grid can hold thousands of IRs), and the lattice lookups the spatial rendering needs: the
+// point nearest a listener and a point's neighbours one grid step away along each axis.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ardent::auralize {
+
+using Point = std::array<double, 3>;  // metres, the model's axes
+
+// True when the file starts with the HDF5 signature (a grid file rather than audio).
+bool is_hdf5_file(const std::filesystem::path& file);
+
+class IrGrid {
+  public:
+    // Opens and checks the file: attribute format "ardent-grid/1", /positions N x 3 and /ir N x T
+    // with N, T > 0, positive sample_rate and grid_spacing, points on one lattice. Throws
+    // InputError naming the file and what is wrong.
+    explicit IrGrid(const std::filesystem::path& file);
+    ~IrGrid();
+    IrGrid(const IrGrid&) = delete;
+    IrGrid& operator=(const IrGrid&) = delete;
+
+    const std::filesystem::path& file() const { return file_; }
+    size_t size() const { return positions_.size(); }
+    size_t samples() const { return samples_; }
+    double sample_rate() const { return sample_rate_; }
+    double spacing() const { return spacing_; }  // metres between neighbouring points
+    const std::string& source() const { return source_; }
+    const std::vector<Point>& positions() const { return positions_; }
+    Point lower() const { return lower_; }  // bounding box of the points
+    Point upper() const { return upper_; }
+
+    // Row `point` of /ir (InputError if the read fails).
+    std::vector<float> ir(size_t point) const;
+
+    // The point nearest `p` among those at most one grid spacing away, if any.
+    std::optional<size_t> nearest(const Point& p) const;
+    // The point one grid step from `point` along `axis` (0, 1, 2) in direction `dir` (+1 or -1).
+    std::optional<size_t> neighbour(size_t point, int axis, int dir) const;
+
+  private:
+    std::optional<size_t> at(std::int64_t i, std::int64_t j, std::int64_t k) const;
+    std::array<std::int64_t, 3> lattice(size_t point) const;
+
+    std::filesystem::path file_;
+    std::int64_t file_id_ = -1, ir_id_ = -1;  // hid_t
+    std::vector<Point> positions_;
+    size_t samples_ = 0;
+    double sample_rate_ = 0, spacing_ = 0;
+    std::string source_;
+    Point lower_{}, upper_{};
+    std::unordered_map<std::uint64_t, size_t> index_;  // packed lattice coordinates -> point
+};
+
+}  // namespace ardent::auralize

@@ -1,0 +1,179 @@
+#include "ardent/auralize/ambisonics.h"
+
+#include <fftw3.h>
+
+#include <cmath>
+#include <complex>
+#include <memory>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+
+#include "ardent/preprocess/errors.h"
+#include "fftw_plan.h"
+
+namespace ardent::auralize {
+namespace {
+
+Point normalised(const Point& v) {
+    const double n = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (!(n > 1e-12) || !std::isfinite(n))
+        throw std::invalid_argument("orientation: a zero or non-finite axis");
+    return {v[0] / n, v[1] / n, v[2] / n};
+}
+
+double dot(const Point& a, const Point& b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+Point cross(const Point& a, const Point& b) {
+    return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+}
+
+// Raised-cosine step from 0 at f0 to 1 at f1.
+double rise(double f, double f0, double f1) {
+    if (f <= f0) return 0;
+    if (f >= f1) return 1;
+    return 0.5 - 0.5 * std::cos(std::numbers::pi * (f - f0) / (f1 - f0));
+}
+
+struct PlanFree {
+    void operator()(fftw_plan_s* p) const noexcept {
+        std::lock_guard lock(detail::planner_mutex());
+        fftw_destroy_plan(p);
+    }
+};
+
+std::unique_ptr<fftw_plan_s, PlanFree> plan_r2c(size_t n, double* in, fftw_complex* out) {
+    std::lock_guard lock(detail::planner_mutex());
+    return std::unique_ptr<fftw_plan_s, PlanFree>(
+        fftw_plan_dft_r2c_1d(static_cast<int>(n), in, out, FFTW_ESTIMATE));
+}
+
+std::unique_ptr<fftw_plan_s, PlanFree> plan_c2r(size_t n, fftw_complex* in, double* out) {
+    std::lock_guard lock(detail::planner_mutex());
+    return std::unique_ptr<fftw_plan_s, PlanFree>(
+        fftw_plan_dft_c2r_1d(static_cast<int>(n), in, out, FFTW_ESTIMATE));
+}
+
+// c * integral(g dt) band-limited to [20 Hz, limit]: in the frequency domain c G / (i omega)
+// times a window that is 1 from 20 Hz to 0.8 limit and falls to 0 at 10 Hz and at the limit
+// (below 20 Hz the integrator would only amplify numerical noise; nothing audible is there). The
+// signal is zero-padded to twice its length so the integral's tail does not wrap around.
+std::vector<double> integrate(std::span<const double> g, double fs, double limit_hz, double c) {
+    size_t n = 1;
+    while (n < 2 * g.size())
+        n *= 2;
+    std::vector<double> buf(n, 0.0);
+    std::copy(g.begin(), g.end(), buf.begin());
+    std::vector<std::complex<double>> spec(n / 2 + 1);
+    auto* cs = reinterpret_cast<fftw_complex*>(spec.data());
+    fftw_execute(plan_r2c(n, buf.data(), cs).get());
+    const double low0 = std::min(10.0, 0.25 * limit_hz), low1 = std::min(20.0, 0.5 * limit_hz);
+    for (size_t k = 0; k < spec.size(); ++k) {
+        const double f = static_cast<double>(k) * fs / static_cast<double>(n);
+        const double w = rise(f, low0, low1) * (1 - rise(f, 0.8 * limit_hz, limit_hz));
+        if (w == 0) {
+            spec[k] = 0;
+            continue;
+        }
+        const double omega = 2 * std::numbers::pi * f;
+        spec[k] *= std::complex<double>(0, -c * w / (omega * static_cast<double>(n)));
+    }
+    fftw_execute(plan_c2r(n, cs, buf.data()).get());
+    buf.resize(g.size());
+    return buf;
+}
+
+}  // namespace
+
+double directional_limit_hz(double spacing, double speed_of_sound) {
+    return speed_of_sound / (2 * std::numbers::pi * spacing);
+}
+
+FoaIr encode_foa(std::span<const float> pressure, const std::array<std::vector<float>, 3>& gradient,
+                 double sample_rate, double limit_hz, const Orientation& orientation,
+                 double speed_of_sound) {
+    for (const auto& g : gradient)
+        if (g.size() != pressure.size())
+            throw std::invalid_argument("encode_foa: gradient and pressure lengths differ");
+    if (!(sample_rate > 0) || !(limit_hz > 0))
+        throw std::invalid_argument("encode_foa: sample rate and limit must be positive");
+    const Point front = normalised(orientation.front);
+    Point up = orientation.up;
+    const double along = dot(up, front);
+    for (size_t a = 0; a < 3; ++a)
+        up[a] -= along * front[a];
+    up = normalised(up);
+    const Point left = cross(up, front);
+
+    // Velocity-like signals c * integral(grad p) along the model axes.
+    std::array<std::vector<double>, 3> v;
+    for (size_t a = 0; a < 3; ++a) {
+        std::vector<double> g(gradient[a].begin(), gradient[a].end());
+        v[a] = integrate(g, sample_rate, std::min(limit_hz, 0.5 * sample_rate), speed_of_sound);
+    }
+    FoaIr out;
+    out.sample_rate = sample_rate;
+    out.directional_limit_hz = limit_hz;
+    out.channels[kW].assign(pressure.begin(), pressure.end());
+    const std::pair<Acn, Point> axes[] = {{kY, left}, {kZ, up}, {kX, front}};
+    for (const auto& [acn, axis] : axes) {
+        auto& ch = out.channels[acn];
+        ch.resize(pressure.size());
+        for (size_t i = 0; i < ch.size(); ++i)
+            ch[i] = static_cast<float>(axis[0] * v[0][i] + axis[1] * v[1][i] + axis[2] * v[2][i]);
+    }
+    return out;
+}
+
+FoaIr encode_foa(const IrGrid& grid, const Point& listener, const Orientation& orientation,
+                 double speed_of_sound) {
+    const auto fmt = [](const Point& p) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "(%.3f, %.3f, %.3f)", p[0], p[1], p[2]);
+        return std::string(buf);
+    };
+    const auto centre = grid.nearest(listener);
+    if (!centre)
+        throw InputError("listener " + fmt(listener) + " is outside the listener grid of '" +
+                         grid.file().string() + "': no grid point within one grid spacing (" +
+                         std::to_string(grid.spacing()) + " m); the grid spans " +
+                         fmt(grid.lower()) + " to " + fmt(grid.upper()));
+    const std::vector<float> p0 = grid.ir(*centre);
+    std::array<std::vector<float>, 3> gradient;
+    std::array<int, 3> kind{};
+    const double d = grid.spacing();
+    for (int axis = 0; axis < 3; ++axis) {
+        const auto plus = grid.neighbour(*centre, axis, +1);
+        const auto minus = grid.neighbour(*centre, axis, -1);
+        auto& g = gradient[static_cast<size_t>(axis)];
+        g.assign(p0.size(), 0.0f);
+        if (plus && minus) {
+            const auto a = grid.ir(*plus), b = grid.ir(*minus);
+            for (size_t i = 0; i < g.size(); ++i)
+                g[i] = static_cast<float>((static_cast<double>(a[i]) - static_cast<double>(b[i])) /
+                                          (2 * d));
+            kind[static_cast<size_t>(axis)] = 2;
+        } else if (plus || minus) {
+            const auto a = plus ? grid.ir(*plus) : p0;
+            const auto b = plus ? p0 : grid.ir(*minus);
+            for (size_t i = 0; i < g.size(); ++i)
+                g[i] =
+                    static_cast<float>((static_cast<double>(a[i]) - static_cast<double>(b[i])) / d);
+            kind[static_cast<size_t>(axis)] = 1;
+        }
+    }
+    if (kind[0] == 0 && kind[1] == 0 && kind[2] == 0)
+        throw InputError("grid point " + fmt(grid.positions()[*centre]) + " of '" +
+                         grid.file().string() +
+                         "' has no neighbours in the grid, so the sound's direction is unknown");
+    FoaIr out = encode_foa(p0, gradient, grid.sample_rate(),
+                           directional_limit_hz(d, speed_of_sound), orientation, speed_of_sound);
+    out.grid_point = *centre;
+    out.position = grid.positions()[*centre];
+    out.difference = kind;
+    return out;
+}
+
+}  // namespace ardent::auralize

@@ -1,0 +1,246 @@
+#include "ardent/auralize/ir_grid.h"
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+
+#include "ardent/preprocess/errors.h"
+
+namespace ardent::auralize {
+namespace fs = std::filesystem;
+
+static_assert(sizeof(hid_t) == sizeof(std::int64_t), "hid_t is 64 bits since HDF5 1.10");
+
+namespace {
+
+std::string quoted(const fs::path& p) {
+    return "'" + p.string() + "'";
+}
+
+[[noreturn]] void bad(const fs::path& file, const std::string& what) {
+    throw InputError("cannot read " + quoted(file) + " as a listener grid: " + what);
+}
+
+// Closes an HDF5 object of any kind when it goes out of scope.
+struct H5Handle {
+    hid_t id = -1;
+    herr_t (*close)(hid_t) = nullptr;
+    H5Handle(hid_t i, herr_t (*c)(hid_t)) : id(i), close(c) {}
+    ~H5Handle() {
+        if (id >= 0) close(id);
+    }
+    H5Handle(const H5Handle&) = delete;
+    H5Handle& operator=(const H5Handle&) = delete;
+};
+
+std::optional<double> attr_double(hid_t obj, const char* name) {
+    if (H5Aexists(obj, name) <= 0) return std::nullopt;
+    H5Handle a(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+    if (a.id < 0) return std::nullopt;
+    H5Handle space(H5Aget_space(a.id), H5Sclose);
+    if (H5Sget_simple_extent_npoints(space.id) != 1) return std::nullopt;
+    double v = 0;
+    if (H5Aread(a.id, H5T_NATIVE_DOUBLE, &v) < 0) return std::nullopt;
+    return v;
+}
+
+std::optional<std::string> attr_string(hid_t obj, const char* name) {
+    if (H5Aexists(obj, name) <= 0) return std::nullopt;
+    H5Handle a(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+    if (a.id < 0) return std::nullopt;
+    H5Handle type(H5Aget_type(a.id), H5Tclose);
+    if (H5Tget_class(type.id) != H5T_STRING) return std::nullopt;
+    // Memory types copy the file's type so its character set (ASCII or UTF-8) is kept: HDF5 does
+    // not convert between the two.
+    if (H5Tis_variable_str(type.id) > 0) {
+        H5Handle mem(H5Tcopy(type.id), H5Tclose);
+        char* s = nullptr;
+        if (H5Aread(a.id, mem.id, &s) < 0 || !s) return std::nullopt;
+        std::string out(s);
+        H5free_memory(s);
+        return out;
+    }
+    const size_t n = H5Tget_size(type.id);
+    if (n == 0 || n > (1u << 20)) return std::nullopt;
+    std::string buf(n + 1, '\0');
+    if (H5Aread(a.id, type.id, buf.data()) < 0) return std::nullopt;
+    buf.resize(std::strlen(buf.c_str()));
+    return buf;
+}
+
+// Lattice coordinates fit in 21 bits each (a grid of two million points per axis).
+constexpr std::int64_t kCoordBits = 21;
+constexpr std::int64_t kCoordMax = (std::int64_t{1} << kCoordBits) - 1;
+
+std::uint64_t pack(std::int64_t i, std::int64_t j, std::int64_t k) {
+    return static_cast<std::uint64_t>(i) | (static_cast<std::uint64_t>(j) << kCoordBits) |
+           (static_cast<std::uint64_t>(k) << (2 * kCoordBits));
+}
+
+}  // namespace
+
+bool is_hdf5_file(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    char sig[8] = {};
+    in.read(sig, 8);
+    return in.gcount() == 8 && std::memcmp(sig, "\x89HDF\r\n\x1a\n", 8) == 0;
+}
+
+IrGrid::IrGrid(const fs::path& file) : file_(file) {
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) bad(file, "no such file");
+    if (!is_hdf5_file(file)) bad(file, "not an HDF5 file");
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors become exceptions, not stderr dumps
+    file_id_ = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file_id_ < 0) bad(file, "HDF5 cannot open it");
+    const hid_t f = file_id_;
+    const auto format = attr_string(f, "format");
+    if (!format || *format != "ardent-grid/1")
+        bad(file, "attribute 'format' is not \"ardent-grid/1\" (not written by ardent simulate?)");
+    const auto fs_attr = attr_double(f, "sample_rate");
+    const auto spacing = attr_double(f, "grid_spacing");
+    if (!fs_attr || !std::isfinite(*fs_attr) || *fs_attr <= 0)
+        bad(file, "attribute 'sample_rate' is missing or not positive");
+    if (!spacing || !std::isfinite(*spacing) || *spacing <= 0)
+        bad(file, "attribute 'grid_spacing' is missing or not positive");
+    sample_rate_ = *fs_attr;
+    spacing_ = *spacing;
+    source_ = attr_string(f, "source").value_or("");
+
+    // /positions: N x 3 float64.
+    if (H5Lexists(f, "positions", H5P_DEFAULT) <= 0) bad(file, "no dataset /positions");
+    H5Handle pos(H5Dopen2(f, "positions", H5P_DEFAULT), H5Dclose);
+    if (pos.id < 0) bad(file, "/positions cannot be opened");
+    hsize_t pdims[2] = {0, 0};
+    {
+        H5Handle space(H5Dget_space(pos.id), H5Sclose);
+        if (H5Sget_simple_extent_ndims(space.id) != 2 ||
+            H5Sget_simple_extent_dims(space.id, pdims, nullptr) != 2 || pdims[1] != 3)
+            bad(file, "/positions is not an N x 3 array");
+    }
+    if (pdims[0] == 0) bad(file, "the grid has no points");
+    std::vector<double> xyz(pdims[0] * 3);
+    if (H5Dread(pos.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, xyz.data()) < 0)
+        bad(file, "/positions cannot be read");
+
+    // /ir: N x T float32.
+    if (H5Lexists(f, "ir", H5P_DEFAULT) <= 0) bad(file, "no dataset /ir");
+    ir_id_ = H5Dopen2(f, "ir", H5P_DEFAULT);
+    if (ir_id_ < 0) bad(file, "/ir cannot be opened");
+    hsize_t idims[2] = {0, 0};
+    {
+        H5Handle space(H5Dget_space(ir_id_), H5Sclose);
+        if (H5Sget_simple_extent_ndims(space.id) != 2 ||
+            H5Sget_simple_extent_dims(space.id, idims, nullptr) != 2)
+            bad(file, "/ir is not a two-dimensional array");
+    }
+    if (idims[0] != pdims[0])
+        bad(file, "/ir has " + std::to_string(idims[0]) + " rows for " + std::to_string(pdims[0]) +
+                      " positions");
+    if (idims[1] == 0) bad(file, "the impulse responses have no samples");
+    samples_ = idims[1];
+
+    positions_.resize(pdims[0]);
+    for (size_t i = 0; i < positions_.size(); ++i)
+        for (size_t a = 0; a < 3; ++a) {
+            const double v = xyz[3 * i + a];
+            if (!std::isfinite(v)) bad(file, "position " + std::to_string(i) + " is not finite");
+            positions_[i][a] = v;
+        }
+    lower_ = upper_ = positions_[0];
+    for (const Point& p : positions_)
+        for (size_t a = 0; a < 3; ++a) {
+            lower_[a] = std::min(lower_[a], p[a]);
+            upper_[a] = std::max(upper_[a], p[a]);
+        }
+    // Every point must sit on the lattice lower + spacing * (i, j, k).
+    for (size_t i = 0; i < positions_.size(); ++i) {
+        std::array<std::int64_t, 3> q{};
+        for (size_t a = 0; a < 3; ++a) {
+            const double u = (positions_[i][a] - lower_[a]) / spacing_;
+            q[a] = std::llround(u);
+            if (std::fabs(u - static_cast<double>(q[a])) > 1e-3 || q[a] > kCoordMax)
+                bad(file, "position " + std::to_string(i) +
+                              " is not on the grid lattice (spacing " + std::to_string(spacing_) +
+                              " m)");
+        }
+        index_[pack(q[0], q[1], q[2])] = i;
+    }
+}
+
+IrGrid::~IrGrid() {
+    if (ir_id_ >= 0) H5Dclose(ir_id_);
+    if (file_id_ >= 0) H5Fclose(file_id_);
+}
+
+std::vector<float> IrGrid::ir(size_t point) const {
+    std::vector<float> row(samples_);
+    if (point >= positions_.size())
+        throw InputError("cannot read " + quoted(file_) + ": no grid point " +
+                         std::to_string(point));
+    H5Handle fspace(H5Dget_space(ir_id_), H5Sclose);
+    hsize_t start[2] = {point, 0}, count[2] = {1, samples_};
+    H5Sselect_hyperslab(fspace.id, H5S_SELECT_SET, start, nullptr, count, nullptr);
+    H5Handle mspace(H5Screate_simple(2, count, nullptr), H5Sclose);
+    if (H5Dread(ir_id_, H5T_NATIVE_FLOAT, mspace.id, fspace.id, H5P_DEFAULT, row.data()) < 0)
+        throw InputError("cannot read " + quoted(file_) + ": HDF5 failed to read /ir row " +
+                         std::to_string(point));
+    for (float v : row)
+        if (!std::isfinite(v))
+            throw InputError("cannot use " + quoted(file_) + ": the IR of grid point " +
+                             std::to_string(point) + " holds NaN or infinite samples");
+    return row;
+}
+
+std::array<std::int64_t, 3> IrGrid::lattice(size_t point) const {
+    std::array<std::int64_t, 3> q{};
+    for (size_t a = 0; a < 3; ++a)
+        q[a] = std::llround((positions_[point][a] - lower_[a]) / spacing_);
+    return q;
+}
+
+std::optional<size_t> IrGrid::at(std::int64_t i, std::int64_t j, std::int64_t k) const {
+    if (i < 0 || j < 0 || k < 0 || i > kCoordMax || j > kCoordMax || k > kCoordMax)
+        return std::nullopt;
+    const auto it = index_.find(pack(i, j, k));
+    if (it == index_.end()) return std::nullopt;
+    return it->second;
+}
+
+std::optional<size_t> IrGrid::nearest(const Point& p) const {
+    std::array<double, 3> u{};
+    for (size_t a = 0; a < 3; ++a) {
+        if (!std::isfinite(p[a])) return std::nullopt;
+        u[a] = (p[a] - lower_[a]) / spacing_;
+        if (u[a] < -1.5 || u[a] > static_cast<double>(kCoordMax)) return std::nullopt;
+    }
+    std::optional<size_t> best;
+    double best_d2 = spacing_ * spacing_ * (1 + 1e-9);  // at most one spacing away
+    for (std::int64_t di = -1; di <= 1; ++di)
+        for (std::int64_t dj = -1; dj <= 1; ++dj)
+            for (std::int64_t dk = -1; dk <= 1; ++dk) {
+                const auto q =
+                    at(std::llround(u[0]) + di, std::llround(u[1]) + dj, std::llround(u[2]) + dk);
+                if (!q) continue;
+                double d2 = 0;
+                for (size_t a = 0; a < 3; ++a)
+                    d2 += (positions_[*q][a] - p[a]) * (positions_[*q][a] - p[a]);
+                if (d2 <= best_d2) {
+                    best_d2 = d2;
+                    best = q;
+                }
+            }
+    return best;
+}
+
+std::optional<size_t> IrGrid::neighbour(size_t point, int axis, int dir) const {
+    if (point >= positions_.size() || axis < 0 || axis > 2) return std::nullopt;
+    auto q = lattice(point);
+    q[static_cast<size_t>(axis)] += dir;
+    return at(q[0], q[1], q[2]);
+}
+
+}  // namespace ardent::auralize

@@ -1,0 +1,304 @@
+// `ardent auralize`: a dry recording through an impulse response (WAV/FLAC/Ogg, any channels) or
+// through the listener grid of `ardent simulate` at a listener position, as first-order AmbiX or
+// binaurally through a SOFA HRTF set. All checks come before any work; the output is written
+// atomically, so a failed run leaves nothing behind.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ardent/auralize/ambisonics.h"
+#include "ardent/auralize/audio_io.h"
+#include "ardent/auralize/binaural.h"
+#include "ardent/auralize/hrtf.h"
+#include "ardent/auralize/ir_grid.h"
+#include "ardent/auralize/levels.h"
+#include "ardent/auralize/render.h"
+#include "ardent/auralize/resample.h"
+#include "ardent/preprocess/errors.h"
+#include "commands.h"
+
+namespace ardent::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using auralize::Point;
+
+std::string quoted(const fs::path& p) {
+    return "'" + p.string() + "'";
+}
+
+Point parse_point(const std::string& text, const char* option) {
+    Point p{};
+    std::stringstream ss(text);
+    std::string part;
+    size_t n = 0;
+    bool ok = true;
+    while (std::getline(ss, part, ',')) {
+        if (n == 3) {
+            ok = false;
+            break;
+        }
+        try {
+            size_t used = 0;
+            p[n] = std::stod(part, &used);
+            ok = ok && used == part.size() && std::isfinite(p[n]);
+        } catch (const std::exception&) {
+            ok = false;
+        }
+        ++n;
+    }
+    if (!ok || n != 3)
+        throw InputError(std::string(option) +
+                         ": expected three numbers x,y,z (metres, model "
+                         "axes), got '" +
+                         text + "'");
+    return p;
+}
+
+std::string fmt_point(const Point& p) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "(%.3f, %.3f, %.3f)", p[0], p[1], p[2]);
+    return buf;
+}
+
+double db(double linear) {
+    return linear > 0 ? 20 * std::log10(linear) : -std::numeric_limits<double>::infinity();
+}
+
+std::vector<std::vector<float>> channels_of(const audio::Audio& a) {
+    std::vector<std::vector<float>> out;
+    for (int c = 0; c < a.channels; ++c)
+        out.push_back(a.channel(c));
+    return out;
+}
+
+// IR channels resampled to `rate`, keeping the IR convention (resample_ir).
+void resample_irs(std::vector<std::vector<float>>& irs, double from, double to) {
+    if (from == to) return;
+    for (auto& ir : irs)
+        ir = audio::resample_ir(std::span<const float>(ir), from, to);
+}
+
+}  // namespace
+
+Action add_auralize(CLI::App& app) {
+    auto* cmd = app.add_subcommand(
+        "auralize", "Render a dry recording through an impulse response or a listener grid");
+    struct Opts {
+        std::string dry, ir, output, hrtf, listener, facing = "1,0,0", up = "0,0,1", normalize;
+        bool ambisonics = false, force = false;
+        int threads = 0;
+    };
+    auto o = std::make_shared<Opts>();
+    cmd->add_option("DRY,--dry", o->dry, "Dry recording (WAV, FLAC, Ogg, ...; any channels)")
+        ->required();
+    cmd->add_option("IR,--ir", o->ir,
+                    "Impulse response (audio file, any channels) or listener grid "
+                    "(grid/<source>.h5 from ardent simulate)")
+        ->required();
+    cmd->add_option("-o,--output", o->output, "Output file: .wav (32-bit float) or .flac (24-bit)")
+        ->required();
+    cmd->add_option("--hrtf", o->hrtf,
+                    "SOFA HRTF set for binaural output (default for a grid: " +
+                        auralize::HrtfSet::default_file().string() + ", MIT KEMAR)");
+    cmd->add_flag("--ambisonics", o->ambisonics,
+                  "Write first-order AmbiX (W, Y, Z, X; SN3D) instead of binaural (grid input)");
+    cmd->add_option("--listener", o->listener,
+                    "Listener position x,y,z in metres (model axes); needed for a grid");
+    cmd->add_option("--facing", o->facing, "Direction the listener faces, x,y,z (default 1,0,0)");
+    cmd->add_option("--up", o->up, "The listener's up direction, x,y,z (default 0,0,1)");
+    cmd->add_option("--normalize", o->normalize,
+                    "Scale the output: 'peak' to -1 dBFS or 'loudness' to -23 LUFS (EBU R128)")
+        ->check(CLI::IsMember({"peak", "loudness"}));
+    cmd->add_option("--threads", o->threads, "Worker threads (default: every core)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_flag("--force", o->force, "Replace the output file if it exists");
+
+    return [o]() {
+        // ---- everything that can be checked before reading audio ------------------------------
+        const fs::path out_path = o->output, dry_path = o->dry, ir_path = o->ir;
+        const audio::FileFormat format = audio::format_for(out_path);
+        std::error_code ec;
+        if (fs::exists(fs::symlink_status(out_path, ec)) && !o->force)
+            throw InputError(quoted(out_path) +
+                             " already exists; choose another name or pass "
+                             "--force");
+        const fs::path parent = out_path.has_parent_path() ? out_path.parent_path() : fs::path(".");
+        if (!fs::is_directory(parent, ec))
+            throw InputError("cannot write " + quoted(out_path) + ": its directory " +
+                             quoted(parent) + " does not exist");
+        if (o->ambisonics && !o->hrtf.empty())
+            throw InputError(
+                "--ambisonics and --hrtf exclude each other: AmbiX output is not "
+                "binaural");
+        auralize::Orientation orientation;
+        orientation.front = parse_point(o->facing, "--facing");
+        orientation.up = parse_point(o->up, "--up");
+        {
+            const Point& f = orientation.front;
+            const Point& u = orientation.up;
+            const double nf = std::sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+            const double nu = std::sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+            const Point c = {f[1] * u[2] - f[2] * u[1], f[2] * u[0] - f[0] * u[2],
+                             f[0] * u[1] - f[1] * u[0]};
+            if (!(nf > 0) || !(nu > 0) ||
+                std::sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]) < 1e-6 * nf * nu)
+                throw InputError("--facing and --up must be non-zero and not parallel");
+        }
+        const bool grid_input = auralize::is_hdf5_file(ir_path);
+        if (!grid_input && !o->listener.empty())
+            throw InputError("--listener needs a listener grid (.h5 from ardent simulate); " +
+                             quoted(ir_path) + " is an impulse response");
+        std::optional<Point> listener;
+        if (!o->listener.empty()) listener = parse_point(o->listener, "--listener");
+        const auralize::Normalize normalize = o->normalize == "peak" ? auralize::Normalize::Peak
+                                              : o->normalize == "loudness"
+                                                  ? auralize::Normalize::Loudness
+                                                  : auralize::Normalize::None;
+        const int threads =
+            o->threads > 0 ? o->threads
+                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+
+        // ---- the dry signal ---------------------------------------------------------------------
+        const audio::Audio dry = audio::read_audio(dry_path);
+        auralize::check_audio(dry, "dry signal", dry_path);
+        const double fs = dry.sample_rate;
+        std::printf("dry: %s, %.2f s, %d channel%s, %d Hz\n", dry_path.c_str(),
+                    static_cast<double>(dry.frames()) / fs, dry.channels,
+                    dry.channels == 1 ? "" : "s", dry.sample_rate);
+
+        // ---- the impulse response(s), at the dry signal's rate ----------------------------------
+        std::vector<std::vector<float>> irs;
+        auralize::ChannelRole role = auralize::ChannelRole::Speakers;
+        bool binaural = false;
+        std::optional<auralize::FoaIr> foa;
+        if (grid_input) {
+            const auralize::IrGrid grid(ir_path);
+            if (!listener)
+                throw InputError(quoted(ir_path) +
+                                 " is a listener grid: give --listener x,y,z "
+                                 "(metres, model axes) within " +
+                                 fmt_point(grid.lower()) + " to " + fmt_point(grid.upper()));
+            if (grid.sample_rate() < auralize::kMinSampleRate ||
+                grid.sample_rate() > auralize::kMaxSampleRate)
+                throw InputError("listener grid " + quoted(ir_path) + " has a sample rate of " +
+                                 std::to_string(grid.sample_rate()) + " Hz");
+            foa = auralize::encode_foa(grid, *listener, orientation);
+            const Point& gp = foa->position;
+            const double dist = std::sqrt((gp[0] - (*listener)[0]) * (gp[0] - (*listener)[0]) +
+                                          (gp[1] - (*listener)[1]) * (gp[1] - (*listener)[1]) +
+                                          (gp[2] - (*listener)[2]) * (gp[2] - (*listener)[2]));
+            const char* kinds[] = {"none", "one-sided", "central"};
+            std::printf("IR: listener grid %s (source %s, %zu points %.3f m apart, %.0f Hz)\n",
+                        ir_path.c_str(), grid.source().c_str(), grid.size(), grid.spacing(),
+                        grid.sample_rate());
+            std::printf("listener %s -> grid point %s, %.3f m away; gradient x %s, y %s, z %s\n",
+                        fmt_point(*listener).c_str(), fmt_point(gp).c_str(), dist,
+                        kinds[foa->difference[0]], kinds[foa->difference[1]],
+                        kinds[foa->difference[2]]);
+            std::printf(
+                "directions up to %.0f Hz (the grid spacing allows no more); above that "
+                "the rendering is omnidirectional\n",
+                foa->directional_limit_hz);
+            for (auto& ch : foa->channels)
+                ch = audio::resample_ir(std::span<const float>(ch), foa->sample_rate, fs);
+            if (foa->sample_rate != fs)
+                std::printf("IR resampled from %.0f Hz to %.0f Hz (the dry signal's rate)\n",
+                            foa->sample_rate, fs);
+            foa->sample_rate = fs;
+            binaural = !o->ambisonics;
+            if (o->ambisonics) {
+                irs.assign(foa->channels.begin(), foa->channels.end());
+                role = auralize::ChannelRole::AmbiX;
+            }
+        } else {
+            const audio::Audio ir = audio::read_audio(ir_path);
+            auralize::check_audio(ir, "impulse response", ir_path);
+            std::printf("IR: %s, %.2f s, %d channel%s, %d Hz\n", ir_path.c_str(),
+                        static_cast<double>(ir.frames()) / ir.sample_rate, ir.channels,
+                        ir.channels == 1 ? "" : "s", ir.sample_rate);
+            irs = channels_of(ir);
+            resample_irs(irs, ir.sample_rate, fs);
+            if (ir.sample_rate != dry.sample_rate)
+                std::printf("IR resampled from %d Hz to %.0f Hz (the dry signal's rate)\n",
+                            ir.sample_rate, fs);
+            if ((o->ambisonics || !o->hrtf.empty()) && ir.channels != 4)
+                throw InputError(std::string(o->ambisonics ? "--ambisonics" : "--hrtf") +
+                                 " needs directions: " + quoted(ir_path) + " has " +
+                                 std::to_string(ir.channels) +
+                                 " channel(s); give a 4-channel AmbiX IR, or a listener grid "
+                                 "(.h5) with --listener");
+            if (ir.channels == 4 && (o->ambisonics || !o->hrtf.empty())) {
+                role = auralize::ChannelRole::AmbiX;
+                if (!o->hrtf.empty()) {
+                    foa.emplace();
+                    foa->sample_rate = fs;
+                    for (size_t c = 0; c < 4; ++c)
+                        foa->channels[c] = irs[c];
+                    binaural = true;
+                }
+            }
+        }
+        if (binaural) {
+            const fs::path sofa =
+                o->hrtf.empty() ? auralize::HrtfSet::default_file() : fs::path(o->hrtf);
+            const auralize::HrtfSet hrtf(sofa, fs);
+            const auto decoder = auralize::make_foa_binaural_decoder(hrtf);
+            const auto ears = auralize::binaural_ir(*foa, decoder);
+            irs.assign(ears.begin(), ears.end());
+            role = auralize::ChannelRole::Speakers;
+            std::printf(
+                "binaural: HRTF set %s (%s), first-order decoding, diffuse-field "
+                "equalised\n",
+                hrtf.description().c_str(), sofa.c_str());
+        }
+
+        // ---- render, level, write ---------------------------------------------------------------
+        const auto pairing = foa || role == auralize::ChannelRole::AmbiX
+                                 ? auralize::Pairing::MonoSource
+                                 : auralize::Pairing::ByChannel;
+        auralize::Rendered r = auralize::convolve_audio(dry, irs, pairing, threads);
+        if (r.downmixed)
+            std::printf("the %d-channel dry signal was mixed to mono (it is one source)\n",
+                        dry.channels);
+        const auto change = auralize::normalize(r.audio, normalize, role);
+        if (normalize != auralize::Normalize::None && !change.applied)
+            std::fprintf(stderr, "ardent: warning: the output is silent; not normalised\n");
+        const double peak = auralize::sample_peak(r.audio);
+        const size_t over = auralize::samples_beyond_full_scale(r.audio);
+        if (over > 0)
+            std::fprintf(
+                stderr,
+                "ardent: warning: %zu samples (%.3f %%) exceed full scale (peak %+.1f "
+                "dBFS)%s; --normalize peak avoids that\n",
+                over,
+                100.0 * static_cast<double>(over) / static_cast<double>(r.audio.samples.size()),
+                db(peak),
+                format == audio::FileFormat::Flac24
+                    ? " and are clipped in the FLAC file"
+                    : ": the float WAV keeps them, but players will clip them");
+        audio::write_audio(out_path, r.audio);
+        const double lufs = auralize::integrated_loudness(r.audio, role);
+        std::printf(
+            "wrote %s: %d channel%s (%s), %.2f s at %d Hz; peak %.1f dBFS, loudness %.1f "
+            "LUFS",
+            out_path.c_str(), r.audio.channels, r.audio.channels == 1 ? "" : "s",
+            role == auralize::ChannelRole::AmbiX ? "AmbiX W, Y, Z, X"
+            : binaural                           ? "binaural left, right"
+                                                 : "one per IR channel",
+            static_cast<double>(r.audio.frames()) / fs, r.audio.sample_rate, db(peak), lufs);
+        if (change.applied) std::printf(" (normalised by %+.1f dB)", change.gain_db);
+        std::printf("\n");
+        return 0;
+    };
+}
+
+}  // namespace ardent::cli
