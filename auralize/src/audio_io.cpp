@@ -97,7 +97,7 @@ Audio read_audio(const std::filesystem::path& file) {
     a.channels = info.channels;
     // Integer formats read as floats in [-1, 1); float files as stored.
     sf_command(in.f, SFC_SET_NORM_FLOAT, nullptr, SF_TRUE);
-    // Some formats (Ogg, MP3) report no exact length: read in blocks until the end.
+    // Some formats (Ogg, MP3) report no exact length: read in blocks until nothing comes back.
     constexpr sf_count_t block = 65536;
     std::vector<float> buf(static_cast<size_t>(block) * static_cast<size_t>(info.channels));
     if (info.frames > 0 && info.frames < (sf_count_t{1} << 40))
@@ -107,7 +107,8 @@ Audio read_audio(const std::filesystem::path& file) {
         if (got <= 0) break;
         a.samples.insert(a.samples.end(), buf.begin(),
                          buf.begin() + static_cast<ptrdiff_t>(got * info.channels));
-        if (got < block) break;
+        // No early exit on a short read: Ogg Vorbis returns fewer frames than asked before its
+        // end (one decoded page at a time); only 0 means the end.
     }
     if (sf_error(in.f) != SF_ERR_NO_ERROR)
         throw InputError("cannot read " + quoted(file) + ": " + sf_strerror(in.f));

@@ -1,0 +1,179 @@
+// Bad input to `ardent auralize` through the real command line, in the style of
+// test_bad_input.cpp: every case exits with 2, says on stderr which file or option is wrong and
+// how, and writes nothing (the scratch directory is unchanged).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "ardent/auralize/audio_io.h"
+#include "grid_fixture.h"
+#include "test_support.h"
+
+namespace ardent::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A PCM WAV file's bytes with whatever header fields the test wants, however wrong.
+std::string wav_bytes(std::uint16_t channels, std::uint32_t rate, std::uint16_t bits,
+                      const std::vector<std::int16_t>& samples) {
+    std::string s;
+    const auto u32 = [&](std::uint32_t v) {
+        for (int i = 0; i < 4; ++i)
+            s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+    };
+    const auto u16 = [&](std::uint16_t v) {
+        s.push_back(static_cast<char>(v & 0xff));
+        s.push_back(static_cast<char>(v >> 8));
+    };
+    const auto data_bytes = static_cast<std::uint32_t>(samples.size() * 2);
+    s += "RIFF";
+    u32(36 + data_bytes);
+    s += "WAVEfmt ";
+    u32(16);
+    u16(1);  // PCM
+    u16(channels);
+    u32(rate);
+    u32(rate * channels * (bits / 8u));
+    u16(static_cast<std::uint16_t>(channels * (bits / 8u)));
+    u16(bits);
+    s += "data";
+    u32(data_bytes);
+    for (std::int16_t v : samples)
+        u16(static_cast<std::uint16_t>(v));
+    return s;
+}
+
+class AuralizeBadInput : public ::testing::Test {
+  protected:
+    ScratchDir dir;
+
+    void SetUp() override {
+        audio::Audio a;
+        a.sample_rate = 48000;
+        a.samples.assign(4800, 0.1f);
+        audio::write_wav_float(dir / "dry.wav", a);
+        a.samples.assign(480, 0.0f);
+        a.samples[10] = 0.5f;
+        audio::write_wav_float(dir / "ir.wav", a);
+        const double d = 0.5;
+        ASSERT_TRUE(write_grid_file(
+            dir / "grid.h5", plane_wave_grid({1, 0, 0}, {1, 1, 1}, d, 48000, 480), 48000, d));
+    }
+
+    void expect_rejected(const std::string& args, std::initializer_list<std::string> needles) {
+        SCOPED_TRACE("ardent auralize " + args);
+        const std::string before = dir.listing();
+        const CommandResult r = run_ardent("auralize " + args, dir.path());
+        EXPECT_EQ(r.exit_code, 2) << "stderr: " << r.err << "\nstdout: " << r.out;
+        for (const std::string& n : needles)
+            EXPECT_NE(r.err.find(n), std::string::npos)
+                << "stderr lacks \"" << n << "\": " << r.err;
+        EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+        EXPECT_EQ(dir.listing(), before) << "something was written";
+    }
+};
+
+TEST_F(AuralizeBadInput, BaselineIsAccepted) {
+    const CommandResult r = run_ardent("auralize dry.wav ir.wav -o out.wav", dir.path());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(dir / "out.wav"));
+}
+
+TEST_F(AuralizeBadInput, MissingFiles) {
+    expect_rejected("nothing.wav ir.wav -o out.wav", {"nothing.wav", "no such file"});
+    expect_rejected("dry.wav nothing.wav -o out.wav", {"nothing.wav", "no such file"});
+}
+
+TEST_F(AuralizeBadInput, CorruptAudio) {
+    dir.write("junk.wav", std::string(3000, 'x'));
+    expect_rejected("junk.wav ir.wav -o out.wav", {"junk.wav", "as audio"});
+    expect_rejected("dry.wav junk.wav -o out.wav", {"junk.wav", "as audio"});
+    // A real header cut off inside the data: libsndfile reads what is there, so cut the header.
+    std::string wav = wav_bytes(1, 48000, 16, std::vector<std::int16_t>(100, 1000));
+    dir.write("cut.wav", wav.substr(0, 20));
+    expect_rejected("cut.wav ir.wav -o out.wav", {"cut.wav"});
+}
+
+TEST_F(AuralizeBadInput, EmptyAudio) {
+    dir.write("empty.wav", wav_bytes(1, 48000, 16, {}));
+    expect_rejected("empty.wav ir.wav -o out.wav", {"dry signal", "empty.wav", "empty"});
+    expect_rejected("dry.wav empty.wav -o out.wav", {"impulse response", "empty.wav", "empty"});
+    dir.write("zero_bytes.wav", "");
+    expect_rejected("zero_bytes.wav ir.wav -o out.wav", {"zero_bytes.wav"});
+}
+
+TEST_F(AuralizeBadInput, ZeroChannels) {
+    dir.write("nochannels.wav", wav_bytes(0, 48000, 16, std::vector<std::int16_t>(100, 1000)));
+    expect_rejected("nochannels.wav ir.wav -o out.wav", {"nochannels.wav"});
+    expect_rejected("dry.wav nochannels.wav -o out.wav", {"nochannels.wav"});
+}
+
+TEST_F(AuralizeBadInput, AbsurdSampleRates) {
+    dir.write("slow.wav", wav_bytes(1, 3, 16, std::vector<std::int16_t>(100, 1000)));
+    dir.write("fast.wav", wav_bytes(1, 5000000, 16, std::vector<std::int16_t>(100, 1000)));
+    expect_rejected("slow.wav ir.wav -o out.wav", {"slow.wav", "sample rate of 3 Hz"});
+    expect_rejected("dry.wav fast.wav -o out.wav", {"fast.wav", "5000000 Hz"});
+}
+
+TEST_F(AuralizeBadInput, NonFiniteSamples) {
+    audio::Audio a;
+    a.sample_rate = 48000;
+    a.samples.assign(100, 0.0f);
+    a.samples[42] = std::numeric_limits<float>::quiet_NaN();
+    audio::write_wav_float(dir / "nan.wav", a);
+    expect_rejected("nan.wav ir.wav -o out.wav", {"nan.wav", "NaN", "frame 42"});
+}
+
+TEST_F(AuralizeBadInput, SofaFilesThatAreNotSofa) {
+    dir.write("text.sofa", "SOFA? no.");
+    expect_rejected("dry.wav grid.h5 --listener 1,1,1 --hrtf text.sofa -o out.wav",
+                    {"text.sofa", "not a SOFA file"});
+    expect_rejected("dry.wav grid.h5 --listener 1,1,1 --hrtf grid.h5 -o out.wav",
+                    {"HRTF set", "grid.h5"});
+    expect_rejected("dry.wav grid.h5 --listener 1,1,1 --hrtf none.sofa -o out.wav",
+                    {"none.sofa", "no such file"});
+}
+
+TEST_F(AuralizeBadInput, ListenerOutsideTheGridOrMissing) {
+    expect_rejected("dry.wav grid.h5 --listener 9,9,9 -o out.wav",
+                    {"grid.h5", "outside the listener grid", "(9.000, 9.000, 9.000)"});
+    expect_rejected("dry.wav grid.h5 -o out.wav", {"grid.h5", "--listener"});
+    expect_rejected("dry.wav grid.h5 --listener 1,1 -o out.wav", {"--listener", "1,1"});
+    expect_rejected("dry.wav grid.h5 --listener 1,nan,1 -o out.wav", {"--listener"});
+    expect_rejected("dry.wav ir.wav --listener 1,1,1 -o out.wav", {"--listener", "ir.wav"});
+}
+
+TEST_F(AuralizeBadInput, CorruptGrid) {
+    dir.write("bad.h5", std::string("\x89HDF\r\n\x1a\n", 8) + std::string(500, '\0'));
+    expect_rejected("dry.wav bad.h5 --listener 1,1,1 -o out.wav", {"bad.h5", "listener grid"});
+}
+
+TEST_F(AuralizeBadInput, DirectionsNeeded) {
+    expect_rejected("dry.wav ir.wav --hrtf /usr/share/libmysofa/default.sofa -o out.wav",
+                    {"--hrtf", "ir.wav", "1 channel"});
+    expect_rejected("dry.wav ir.wav --ambisonics -o out.wav", {"--ambisonics", "ir.wav"});
+    expect_rejected("dry.wav grid.h5 --listener 1,1,1 --ambisonics --hrtf x.sofa -o out.wav",
+                    {"--ambisonics", "--hrtf"});
+    expect_rejected("dry.wav grid.h5 --listener 1,1,1 --facing 0,0,1 -o out.wav",
+                    {"--facing", "--up", "parallel"});
+}
+
+TEST_F(AuralizeBadInput, OutputProblems) {
+    dir.write("taken.wav", "mine");
+    expect_rejected("dry.wav ir.wav -o taken.wav", {"taken.wav", "already exists", "--force"});
+    expect_rejected("dry.wav ir.wav -o no/such/dir/out.wav", {"no/such/dir", "does not exist"});
+    expect_rejected("dry.wav ir.wav -o out.mp3", {"out.mp3", "unknown output format", ".flac"});
+    expect_rejected("dry.wav ir.wav", {"--output"});
+    expect_rejected("dry.wav ir.wav -o out.wav --normalize median", {"--normalize"});
+}
+
+}  // namespace
+}  // namespace ardent::test
