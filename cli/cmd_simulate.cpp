@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ardent/auralize/analysis.h"
 #include "ardent/auralize/audio_io.h"
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/estimate.h"
@@ -127,6 +128,24 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// ISO 3382-1 octave-band parameters of one delivered IR, limited to the band the simulation is
+// flat in (0.8 f_max). A receiver whose IR cannot be analysed (silent: the source cannot reach
+// it within the duration) gets the reason instead of failing the run.
+json room_acoustics(const std::vector<float>& ir, int fs, double f_max, const std::string& source,
+                    const std::string& receiver) {
+    json j = {{"source", source}, {"receiver", receiver}};
+    try {
+        auralize::AnalysisOptions o;
+        o.max_frequency_hz = 0.8 * f_max;
+        j["iso3382"] = auralize::to_json(
+            auralize::analyze_ir(std::span<const float>(ir), fs, auralize::Bands::Octave, o));
+    } catch (const InputError& e) {
+        j["iso3382"] = nullptr;
+        j["not_analysed"] = e.what();
+    }
+    return j;
+}
+
 json vec_json(Vec3 v) {
     return json::array({v.x, v.y, v.z});
 }
@@ -228,6 +247,7 @@ int run(const Opts& o) {
         if (state.contains("excitation")) excitation_json = state["excitation"];
         const size_t n_src = p.air.sources.size();
 
+        json acoustics = json::array();  // ISO 3382-1 per source and receiver
         for (size_t s = 0; s < n_src; ++s) {
             const std::string src_name = p.air.sources[s].name;
             bool done = false;
@@ -306,6 +326,8 @@ int run(const Opts& o) {
                     dir.tmp() / "ir" /
                     (safe_name(src_name) + "_" + safe_name(p.air.receivers[r].name) + ".wav");
                 audio::write_wav_float(f, ir, fs_out, audio::WriteMode::Direct);
+                acoustics.push_back(room_acoustics(ir, fs_out, scene.simulation.max_frequency,
+                                                   src_name, p.air.receivers[r].name));
                 stop_point();
             }
             if (scene.listener_grid_every > 0) {
@@ -402,6 +424,7 @@ int run(const Opts& o) {
             {"sources", emitters(p.air.sources)},
             {"receivers", emitters(p.air.receivers)},
             {"files", files},
+            {"acoustics", acoustics},
             {"statistics", info_json(p)},
             {"memory",
              {{"estimate_bytes", sim.solver == "fdtd" ? est.memory_fdtd : est.memory_ard_cpu},

@@ -153,6 +153,17 @@ TEST_F(SimulateCli, WritesIrGridAndResult) {
         EXPECT_TRUE(j["timings_s"].contains(key)) << key;
     EXPECT_EQ(j["excitation"]["f_max"], 300.0);
     EXPECT_GT(j["memory"]["peak_rss_bytes"].get<double>(), 0);
+    // ISO 3382-1 per source and receiver: octave bands up to 0.8 f_max, or the reason why not.
+    ASSERT_EQ(j["acoustics"].size(), j["receivers"].size());
+    EXPECT_EQ(j["acoustics"][0]["source"], "S1");
+    EXPECT_EQ(j["acoustics"][0]["receiver"], j["receivers"][0]["name"]);
+    if (j["acoustics"][0]["iso3382"].is_null()) {
+        EXPECT_FALSE(j["acoustics"][0]["not_analysed"].get<std::string>().empty());
+    } else {
+        ASSERT_FALSE(j["acoustics"][0]["iso3382"]["bands"].empty());
+        for (const auto& b : j["acoustics"][0]["iso3382"]["bands"])
+            EXPECT_LE(b["centre_hz"].get<double>(), 0.8 * 300.0);
+    }
 
     // ir/S1_R1.wav: 32-bit float at 48 kHz, 50 ms, direct sound at r / c.
     const auto bytes = file_bytes(out / "ir" / "S1_R1.wav");
