@@ -286,15 +286,15 @@ Action add_auralize(CLI::App& app) {
                     ? " and are clipped in the FLAC file"
                     : ": the float WAV keeps them, but players will clip them");
         audio::write_audio(out_path, r.audio);
-        const double lufs = auralize::integrated_loudness(r.audio, role);
-        std::printf(
-            "wrote %s: %d channel%s (%s), %.2f s at %d Hz; peak %.1f dBFS, loudness %.1f "
-            "LUFS",
-            out_path.c_str(), r.audio.channels, r.audio.channels == 1 ? "" : "s",
-            role == auralize::ChannelRole::AmbiX ? "AmbiX W, Y, Z, X"
-            : binaural                           ? "binaural left, right"
-                                                 : "one per IR channel",
-            static_cast<double>(r.audio.frames()) / fs, r.audio.sample_rate, db(peak), lufs);
+        const char* layout = role == auralize::ChannelRole::AmbiX ? " (AmbiX: W, Y, Z, X)"
+                             : binaural                           ? " (binaural: left, right)"
+                                                                  : "";
+        std::printf("wrote %s: %d channel%s%s, %.2f s at %d Hz; peak %.1f dBFS", out_path.c_str(),
+                    r.audio.channels, r.audio.channels == 1 ? "" : "s", layout,
+                    static_cast<double>(r.audio.frames()) / fs, r.audio.sample_rate, db(peak));
+        // Loudness only when asked for: measuring it takes longer than convolving a short file.
+        if (normalize == auralize::Normalize::Loudness && change.applied)
+            std::printf(", loudness %.1f LUFS", auralize::integrated_loudness(r.audio, role));
         if (change.applied) std::printf(" (normalised by %+.1f dB)", change.gain_db);
         std::printf("\n");
         return 0;

@@ -71,7 +71,8 @@ size_t choose_fft_size(size_t signal_len, size_t filter_len, size_t filter_count
 
 std::vector<std::vector<float>> convolve(std::span<const float> x,
                                          std::span<const std::span<const float>> filters,
-                                         int threads) {
+                                         const ConvolutionOptions& options) {
+    const int threads = options.threads;
     std::vector<std::vector<float>> out(filters.size());
     size_t m = 0;  // longest filter
     for (auto h : filters)
@@ -84,47 +85,56 @@ std::vector<std::vector<float>> convolve(std::span<const float> x,
     const size_t valid = n - m + 1;
     const size_t out_len = x.size() + m - 1;
     const size_t blocks = (out_len + valid - 1) / valid;
-    const detail::RealFft fft(n, detail::Planning::Estimate);
+    // In-place transforms: each block touches one array of n + 2 floats per thread.
+    const detail::RealFft fft(
+        n, options.measure_fft ? detail::Planning::Measure : detail::Planning::Estimate, true);
     const size_t bins = fft.bins();
 
     // Filter spectra, scaled by 1/n so the unnormalised inverse transform returns y itself.
     std::vector<detail::FftwArray<std::complex<float>>> spectra;
-    {
-        detail::FftwArray<float> padded = detail::alloc_floats(n);
-        const float scale = 1.0f / static_cast<float>(n);
-        for (auto h : filters) {
-            std::fill(padded.get(), padded.get() + n, 0.0f);
-            for (size_t i = 0; i < h.size(); ++i)
-                padded[i] = h[i] * scale;
-            spectra.push_back(detail::alloc_complex(bins));
-            fft.forward(padded.get(), spectra.back().get());
-        }
+    const float scale = 1.0f / static_cast<float>(n);
+    for (auto h : filters) {
+        spectra.push_back(detail::alloc_complex(bins));
+        auto* data = reinterpret_cast<float*>(spectra.back().get());
+        for (size_t i = 0; i < h.size(); ++i)
+            data[i] = h[i] * scale;
+        fft.forward_in_place(data);
     }
     for (size_t f = 0; f < filters.size(); ++f)
         out[f].assign(filters[f].empty() ? 0 : x.size() + filters[f].size() - 1, 0.0f);
 
     auto run_blocks = [&](size_t first, size_t last) {
-        detail::FftwArray<float> buf = detail::alloc_floats(n);
+        // xs: the block's input, then its spectrum; ys: a product, then its inverse. With one
+        // filter the product goes straight into xs.
         detail::FftwArray<std::complex<float>> xs = detail::alloc_complex(bins);
-        detail::FftwArray<std::complex<float>> ys = detail::alloc_complex(bins);
+        detail::FftwArray<std::complex<float>> ys;
+        if (filters.size() > 1) ys = detail::alloc_complex(bins);
+        auto* in = reinterpret_cast<float*>(xs.get());
         for (size_t j = first; j < last; ++j) {
-            // buf[t] = x[j L - (m - 1) + t], zero outside x.
+            // in[t] = x[j L - (m - 1) + t], zero outside x.
             const auto start =
                 static_cast<std::ptrdiff_t>(j * valid) - static_cast<std::ptrdiff_t>(m - 1);
             const std::ptrdiff_t lo = std::max<std::ptrdiff_t>(start, 0);
             const std::ptrdiff_t hi = std::min(start + static_cast<std::ptrdiff_t>(n),
                                                static_cast<std::ptrdiff_t>(x.size()));
-            std::fill(buf.get(), buf.get() + n, 0.0f);
-            if (hi > lo) std::copy(x.begin() + lo, x.begin() + hi, buf.get() + (lo - start));
-            fft.forward(buf.get(), xs.get());
+            if (hi <= lo) {
+                std::fill(in, in + n, 0.0f);
+            } else {
+                std::fill(in, in + (lo - start), 0.0f);
+                std::copy(x.begin() + lo, x.begin() + hi, in + (lo - start));
+                std::fill(in + (hi - start), in + n, 0.0f);
+            }
+            fft.forward_in_place(in);
             for (size_t f = 0; f < filters.size(); ++f) {
                 std::vector<float>& y = out[f];
                 if (y.empty()) continue;
-                multiply(xs.get(), spectra[f].get(), ys.get(), bins);
-                fft.inverse(ys.get(), buf.get());
+                std::complex<float>* product = filters.size() > 1 ? ys.get() : xs.get();
+                multiply(xs.get(), spectra[f].get(), product, bins);
+                auto* result = reinterpret_cast<float*>(product);
+                fft.inverse_in_place(result);
                 const size_t y0 = j * valid;
                 const size_t count = std::min(valid, y.size() > y0 ? y.size() - y0 : 0);
-                std::copy(buf.get() + (m - 1), buf.get() + (m - 1) + count,
+                std::copy(result + (m - 1), result + (m - 1) + count,
                           y.begin() + static_cast<std::ptrdiff_t>(y0));
             }
         }
@@ -155,9 +165,10 @@ std::vector<std::vector<float>> convolve(std::span<const float> x,
     return out;
 }
 
-std::vector<float> convolve(std::span<const float> x, std::span<const float> h, int threads) {
+std::vector<float> convolve(std::span<const float> x, std::span<const float> h,
+                            const ConvolutionOptions& options) {
     const std::span<const float> one[] = {h};
-    return std::move(convolve(x, std::span<const std::span<const float>>(one), threads)[0]);
+    return std::move(convolve(x, std::span<const std::span<const float>>(one), options)[0]);
 }
 
 }  // namespace ardent::auralize

@@ -39,7 +39,7 @@ FftwArray<std::complex<float>> alloc_complex(size_t n) {
     return FftwArray<std::complex<float>>(p);
 }
 
-RealFft::RealFft(size_t n, Planning planning) : n_(n) {
+RealFft::RealFft(size_t n, Planning planning, bool in_place) : n_(n) {
     if (n < 2 || n > static_cast<size_t>(INT_MAX))
         throw std::invalid_argument("RealFft: size " + std::to_string(n) + " out of range");
     // Measuring runs the transforms on the arrays, so plan on scratch arrays of the right
@@ -49,8 +49,18 @@ RealFft::RealFft(size_t n, Planning planning) : n_(n) {
     const unsigned flags = planning == Planning::Measure ? FFTW_MEASURE : FFTW_ESTIMATE;
     const int size = static_cast<int>(n);
     std::lock_guard lock(planner_mutex());
-    forward_ = fftwf_plan_dft_r2c_1d(size, real.get(), as_fftw(spectrum.get()), flags);
-    inverse_ = fftwf_plan_dft_c2r_1d(size, as_fftw(spectrum.get()), real.get(), flags);
+    // Measured plans an administrator stored with fftwf-wisdom serve every later plan of those
+    // sizes, estimated ones included.
+    static const bool system_wisdom = fftwf_import_system_wisdom() != 0;
+    (void)system_wisdom;
+    if (in_place) {
+        auto* data = reinterpret_cast<float*>(spectrum.get());
+        forward_ = fftwf_plan_dft_r2c_1d(size, data, as_fftw(spectrum.get()), flags);
+        inverse_ = fftwf_plan_dft_c2r_1d(size, as_fftw(spectrum.get()), data, flags);
+    } else {
+        forward_ = fftwf_plan_dft_r2c_1d(size, real.get(), as_fftw(spectrum.get()), flags);
+        inverse_ = fftwf_plan_dft_c2r_1d(size, as_fftw(spectrum.get()), real.get(), flags);
+    }
     if (!forward_ || !inverse_) {
         if (forward_) fftwf_destroy_plan(forward_);
         if (inverse_) fftwf_destroy_plan(inverse_);
@@ -73,6 +83,14 @@ void RealFft::forward(const float* in, std::complex<float>* out) const {
 
 void RealFft::inverse(std::complex<float>* in, float* out) const {
     fftwf_execute_dft_c2r(inverse_, as_fftw(in), out);
+}
+
+void RealFft::forward_in_place(float* data) const {
+    fftwf_execute_dft_r2c(forward_, data, reinterpret_cast<fftwf_complex*>(data));
+}
+
+void RealFft::inverse_in_place(float* data) const {
+    fftwf_execute_dft_c2r(inverse_, reinterpret_cast<fftwf_complex*>(data), data);
 }
 
 }  // namespace ardent::auralize::detail

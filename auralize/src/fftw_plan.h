@@ -33,18 +33,23 @@ enum class Planning {
 };
 
 // Real-to-complex and complex-to-real transforms of size n (n/2 + 1 bins). Unnormalised:
-// inverse(forward(x)) = n x.
+// inverse(forward(x)) = n x. In-place plans transform an array of n + 2 floats (2 * bins) that
+// holds the real signal first and its spectrum after: one array instead of two saves memory
+// traffic for large sizes.
 class RealFft {
   public:
-    RealFft(size_t n, Planning planning);
+    RealFft(size_t n, Planning planning, bool in_place = false);
     ~RealFft();
     RealFft(const RealFft&) = delete;
     RealFft& operator=(const RealFft&) = delete;
 
     size_t size() const { return n_; }
     size_t bins() const { return n_ / 2 + 1; }
-    // `in` is left unchanged.
+    // `in` is left unchanged (out-of-place plans).
     void forward(const float* in, std::complex<float>* out) const;
+    // In-place plans: `data` holds n reals before, `bins()` complex values after (and back).
+    void forward_in_place(float* data) const;
+    void inverse_in_place(float* data) const;
     // Overwrites `in` (FFTW's complex-to-real transforms use their input as scratch).
     void inverse(std::complex<float>* in, float* out) const;
 

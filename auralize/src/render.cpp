@@ -48,14 +48,14 @@ Rendered convolve_audio(const audio::Audio& dry, const std::vector<std::vector<f
     std::vector<std::vector<float>> outs;
     if (pairing == Pairing::ByChannel && (dry_ch == ir_ch || ir_ch == 1)) {
         for (size_t c = 0; c < dry_ch; ++c)
-            outs.push_back(
-                convolve(dry.channel(static_cast<int>(c)), ir[ir_ch == 1 ? 0 : c], threads));
+            outs.push_back(convolve(dry.channel(static_cast<int>(c)), ir[ir_ch == 1 ? 0 : c],
+                                    {.threads = threads}));
     } else {
         // One signal through every IR channel: its transforms are shared.
         r.downmixed = dry_ch > 1;
         const std::vector<float> mono = dry_ch == 1 ? dry.channel(0) : mix_to_mono(dry);
         std::vector<std::span<const float>> spans(ir.begin(), ir.end());
-        outs = convolve(mono, spans, threads);
+        outs = convolve(mono, spans, {.threads = threads});
     }
     size_t len = 0;
     for (const auto& o : outs)

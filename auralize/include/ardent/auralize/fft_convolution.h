@@ -19,15 +19,25 @@ namespace ardent::auralize {
 // either length is 0.
 size_t choose_fft_size(size_t signal_len, size_t filter_len, size_t filter_count = 1);
 
+struct ConvolutionOptions {
+    // > 1: the blocks are split over that many threads.
+    int threads = 1;
+    // Let FFTW time candidate algorithms for the transform size first (FFTW_MEASURE): transforms
+    // up to twice as fast, but planning a large size takes seconds, once per process (FFTW keeps
+    // the result as wisdom). Without it FFTW estimates, unless system wisdom (/etc/fftw/wisdomf,
+    // made with fftwf-wisdom) already holds a measured plan for the size, which is then used.
+    bool measure_fft = false;
+};
+
 // y[n] = sum_k x[n - k] h[k] for n = 0 .. x.size() + h.size() - 2 (empty if x or h is empty).
-// `threads` > 1 splits the blocks over that many threads.
-std::vector<float> convolve(std::span<const float> x, std::span<const float> h, int threads = 1);
+std::vector<float> convolve(std::span<const float> x, std::span<const float> h,
+                            const ConvolutionOptions& options = {});
 
 // result[i] = convolve(x, filters[i]): each x.size() + filters[i].size() - 1 samples long
 // (empty where the filter is empty), computed with one forward transform of x per block for all
 // filters.
 std::vector<std::vector<float>> convolve(std::span<const float> x,
                                          std::span<const std::span<const float>> filters,
-                                         int threads = 1);
+                                         const ConvolutionOptions& options = {});
 
 }  // namespace ardent::auralize
