@@ -171,6 +171,22 @@ TEST(PartitionedConvolver, EachChannelHasItsOwnIr) {
         EXPECT_LE(error_db(y[c], direct(x, hs[c], y[c].size())), -120.0) << "channel " << c;
 }
 
+// After reset() the output is that of a fresh convolver: an impulse gives back the IR, with
+// nothing left of the earlier input in any stage.
+TEST(PartitionedConvolver, ResetForgetsTheHistory) {
+    PartitionedConvolver conv;
+    conv.prepare(20000, 64, 1);
+    const auto h = noise(20000, 71, 4000);
+    conv.set_ir(h);
+    run(conv, noise(30016, 72), 30016);  // a length that leaves the stages mid-period
+    conv.reset();
+    std::vector<float> impulse(1, 1.0f);
+    const auto y = run(conv, impulse, 20032);
+    std::vector<double> ref(h.begin(), h.end());
+    ref.resize(20032, 0.0);
+    EXPECT_LE(error_db(y[0], ref), -120.0);
+}
+
 TEST(PartitionedConvolver, RejectsWrongSizes) {
     PartitionedConvolver conv;
     const std::vector<float> h(100, 0.1f), too_long(101, 0.1f);

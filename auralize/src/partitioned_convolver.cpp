@@ -222,6 +222,10 @@ void PartitionedConvolver::Impl::clear(StageState& s) {
     std::fill_n(s.window.get(), 2 * s.block, 0.0f);
     if (s.inputs) std::fill_n(s.inputs.get(), 3 * s.block, 0.0f);
     std::fill_n(s.fdl.get(), s.partitions * 2 * s.stride, 0.0f);
+    // A stage that starts between its transforms finishes a block it never latched: silence.
+    std::fill_n(s.acc.get(), 2 * channels * 2 * s.stride, 0.0f);
+    s.block_current = s.current;
+    s.block_previous = -1;
     if (s.out) std::fill_n(s.out.get(), channels * 2 * s.block, 0.0f);
     s.head = 0;
     // Starting at phase p is the same as having run p calls of silence before.
