@@ -12,10 +12,16 @@
 #include "ardent/preprocess/errors.h"
 #include "ardent/solvers/ard_layout.h"
 #include "ardent/solvers/ard_physics.h"
+#include "checkpoint_io.h"
 #include "fftw_traits.h"
 
 namespace ardent::ard {
 namespace {
+
+using checkpoint::read_array;
+using checkpoint::read_pod;
+using checkpoint::write_array;
+using checkpoint::write_pod;
 
 std::filesystem::path default_wisdom_dir() {
     if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
@@ -82,7 +88,7 @@ class ArdCpu final : public Solver {
         for (size_t s = 0; s < steps; ++s) {
             if (stop && stop->load(std::memory_order_relaxed)) return false;
             step_once();
-            if (step_ % kCheckEvery == 0) check_field();
+            if (step_ % kCheckEvery == 0) check_field(inject_);
         }
         return true;
     }
@@ -134,14 +140,7 @@ class ArdCpu final : public Solver {
         write_array(out, field_.data(), field_.size());
         write_array(out, pml_old_.data(), pml_old_.size());
         write_array(out, psi_.data(), psi_.size());
-        for (const auto& r : receivers_) {
-            write_pod(out, r.size());
-            write_array(out, r.data(), r.size());
-        }
-        for (const auto& g : grid_signals_) {
-            write_pod(out, g.size());
-            write_array(out, g.data(), g.size());
-        }
+        save_signals(out);
     }
 
     void load_state(std::istream& in) override {
@@ -155,15 +154,7 @@ class ArdCpu final : public Solver {
         read_array(in, field_.data(), field_.size());
         read_array(in, pml_old_.data(), pml_old_.size());
         read_array(in, psi_.data(), psi_.size());
-        for (auto& r : receivers_) {
-            r.resize(read_pod<size_t>(in));
-            read_array(in, r.data(), r.size());
-        }
-        for (auto& g : grid_signals_) {
-            g.resize(read_pod<size_t>(in));
-            read_array(in, g.data(), g.size());
-        }
-        if (!in) throw InputError("the checkpoint is truncated");
+        load_signals(in);
     }
 
   private:
@@ -176,27 +167,6 @@ class ArdCpu final : public Solver {
         return {sizeof(Real), layout_.air_cells, layout_.pml_cells,
                 psi_.size(),  receivers_.size(), grid_signals_.size()};
     }
-    template <typename T>
-    static void write_pod(std::ostream& out, const T& v) {
-        out.write(reinterpret_cast<const char*>(&v), sizeof v);
-    }
-    template <typename T>
-    static void write_array(std::ostream& out, const T* p, size_t n) {
-        out.write(reinterpret_cast<const char*>(p), static_cast<std::streamsize>(n * sizeof(T)));
-    }
-    template <typename T>
-    static T read_pod(std::istream& in) {
-        T v{};
-        in.read(reinterpret_cast<char*>(&v), sizeof v);
-        if (!in) throw InputError("the checkpoint is truncated");
-        return v;
-    }
-    template <typename T>
-    static void read_array(std::istream& in, T* p, size_t n) {
-        in.read(reinterpret_cast<char*>(p), static_cast<std::streamsize>(n * sizeof(T)));
-        if (!in) throw InputError("the checkpoint is truncated");
-    }
-
     static constexpr size_t kCheckEvery = 64;
     // Below these sizes a parallel region costs more than it saves (its barrier spins, and on a
     // loaded machine a spinning thread can wait for a whole scheduler slice).
@@ -393,31 +363,6 @@ class ArdCpu final : public Solver {
         }
     }
 
-    // The line's forcing on its right and left target cells from the field `p`, times `scale`
-    // (zero where a side has no target).
-    static void line_terms(const InterfaceLine& line, const Real* p, Real scale, Real right[kReach],
-                           Real left[kReach]) {
-        Real far[kReach], own[kReach];
-        for (int j = 0; j < kReach; ++j)
-            right[j] = left[j] = 0;
-        if (line.right[0] >= 0) {
-            for (int k = 0; k < kReach; ++k) {
-                far[k] = p[line.far_right[k]];
-                own[k] = p[line.own_right[k]];
-            }
-            for (int j = 0; j < kReach && line.right[j] >= 0; ++j)
-                right[j] = scale * interface_term(line.scheme, j, far, own);
-        }
-        if (line.left[0] >= 0) {
-            for (int k = 0; k < kReach; ++k) {
-                far[k] = p[line.far_left[k]];
-                own[k] = p[line.own_left[k]];
-            }
-            for (int j = 0; j < kReach && line.left[j] >= 0; ++j)
-                left[j] = scale * interface_term(line.scheme, j, far, own);
-        }
-    }
-
     void update_pml() {
         const Layout& L = layout_;
         const int D = L.pml_depth;
@@ -449,26 +394,6 @@ class ArdCpu final : public Solver {
         }
     }
 
-    void check_field() {
-        const double e = field_energy();
-        if (!std::isfinite(e))
-            throw SolverError("the pressure field became NaN or infinite at step " +
-                              std::to_string(step_) +
-                              " (t = " + std::to_string(static_cast<double>(step_) * dt_) + " s)");
-        // A passive room cannot gain energy once the source is silent; sum p^2 swings between
-        // potential and kinetic energy, so allow a wide margin before calling it a blow-up.
-        const bool source_on =
-            inject_ && static_cast<double>(step_) * dt_ <= 2 * excitation_.delay();
-        if (source_on || peak_energy_ == 0) {
-            peak_energy_ = std::max(peak_energy_, e);
-        } else if (e > 1e3 * peak_energy_) {
-            throw SolverError("the pressure field grew without bound by step " +
-                              std::to_string(step_) +
-                              " (t = " + std::to_string(static_cast<double>(step_) * dt_) +
-                              " s): the run is numerically unstable");
-        }
-    }
-
     Layout layout_;
     bool inject_;
     int threads_ = 1;
@@ -486,7 +411,6 @@ class ArdCpu final : public Solver {
     std::vector<Real> coef_a_, coef_b_, coef_phi_;
     std::vector<Real> cell_sigma_dt_, face_decay_;
     std::vector<typename F::Plan> forward_, backward_;
-    double peak_energy_ = 0;
 };
 
 }  // namespace

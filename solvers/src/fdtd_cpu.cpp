@@ -11,6 +11,7 @@
 #include "ardent/preprocess/errors.h"
 #include "ardent/solvers/ard_layout.h"
 #include "ardent/solvers/fdtd_physics.h"
+#include "checkpoint_io.h"
 
 namespace ardent::fdtd {
 namespace {
@@ -116,7 +117,7 @@ class FdtdCpu final : public Solver {
         for (size_t s = 0; s < steps; ++s) {
             if (stop && stop->load(std::memory_order_relaxed)) return false;
             step_once();
-            if (step_ % kCheckEvery == 0) check_field();
+            if (step_ % kCheckEvery == 0) check_field(!source_samples_.empty());
         }
         return true;
     }
@@ -146,20 +147,11 @@ class FdtdCpu final : public Solver {
     void save_state(std::ostream& out) const override {
         const uint64_t header[4] = {kMagic, sizeof(Real), p_.size(), receivers_.size()};
         out.write(reinterpret_cast<const char*>(header), sizeof header);
-        write(out, &step_, 1);
-        write(out, &peak_energy_, 1);
-        write(out, p_.data(), p_.size());
-        write(out, prev_.data(), prev_.size());
-        for (const auto& r : receivers_) {
-            const size_t m = r.size();
-            write(out, &m, 1);
-            write(out, r.data(), m);
-        }
-        for (const auto& g : grid_signals_) {
-            const size_t m = g.size();
-            write(out, &m, 1);
-            write(out, g.data(), m);
-        }
+        checkpoint::write_pod(out, step_);
+        checkpoint::write_pod(out, peak_energy_);
+        checkpoint::write_array(out, p_.data(), p_.size());
+        checkpoint::write_array(out, prev_.data(), prev_.size());
+        save_signals(out);
     }
 
     void load_state(std::istream& in) override {
@@ -168,22 +160,11 @@ class FdtdCpu final : public Solver {
         if (!in || header[0] != kMagic || header[1] != sizeof(Real) || header[2] != p_.size() ||
             header[3] != receivers_.size())
             throw InputError("the checkpoint was written for another scene, solver or precision");
-        read(in, &step_, 1);
-        read(in, &peak_energy_, 1);
-        read(in, p_.data(), p_.size());
-        read(in, prev_.data(), prev_.size());
-        for (auto& r : receivers_) {
-            size_t m = 0;
-            read(in, &m, 1);
-            r.resize(m);
-            read(in, r.data(), m);
-        }
-        for (auto& g : grid_signals_) {
-            size_t m = 0;
-            read(in, &m, 1);
-            g.resize(m);
-            read(in, g.data(), m);
-        }
+        step_ = checkpoint::read_pod<size_t>(in);
+        peak_energy_ = checkpoint::read_pod<double>(in);
+        checkpoint::read_array(in, p_.data(), p_.size());
+        checkpoint::read_array(in, prev_.data(), prev_.size());
+        load_signals(in);
     }
 
   private:
@@ -197,16 +178,6 @@ class FdtdCpu final : public Solver {
     struct Coefficients {
         Real centre, near, prev;
     };
-
-    template <typename T>
-    static void write(std::ostream& out, const T* v, size_t n) {
-        out.write(reinterpret_cast<const char*>(v), static_cast<std::streamsize>(n * sizeof(T)));
-    }
-    template <typename T>
-    static void read(std::istream& in, T* v, size_t n) {
-        in.read(reinterpret_cast<char*>(v), static_cast<std::streamsize>(n * sizeof(T)));
-        if (!in) throw InputError("the checkpoint is truncated");
-    }
 
     bool is_air(size_t i) const {
         if (std::binary_search(boundary_.begin(), boundary_.end(), i)) return true;
@@ -257,20 +228,6 @@ class FdtdCpu final : public Solver {
         ++step_;
     }
 
-    void check_field() {
-        const double e = field_energy();
-        if (!std::isfinite(e))
-            throw SolverError("the pressure field became NaN or infinite at step " +
-                              std::to_string(step_));
-        const bool source_on =
-            static_cast<double>(step_) * dt_ <= 2 * excitation_.delay() && !source_samples_.empty();
-        if (source_on || peak_energy_ == 0)
-            peak_energy_ = std::max(peak_energy_, e);
-        else if (e > 1e3 * peak_energy_)
-            throw SolverError("the pressure field grew without bound by step " +
-                              std::to_string(step_) + ": the run is numerically unstable");
-    }
-
     Grid grid_;
     int threads_ = 1;
     double lambda_ = 0, source_scale_ = 0, source_div_ = 1;
@@ -283,7 +240,6 @@ class FdtdCpu final : public Solver {
     size_t offsets_[3] = {1, 1, 1};
     size_t source_ = 0;
     std::vector<size_t> receiver_cells_, grid_cells_;
-    double peak_energy_ = 0;
 };
 
 }  // namespace

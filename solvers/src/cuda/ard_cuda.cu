@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../checkpoint_io.h"
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/estimate.h"
 #include "ardent/solvers/ard_cuda.h"
@@ -27,6 +28,11 @@
 namespace ardent::ard {
 namespace cuda {
 namespace {
+
+using checkpoint::read_array;
+using checkpoint::read_pod;
+using checkpoint::write_array;
+using checkpoint::write_pod;
 
 template <typename Real>
 struct Fft;
@@ -266,7 +272,7 @@ class ArdCuda final : public Solver, public Profiled {
             cur_ = 1 - cur_;
             ++step_;
             if (step_ % static_cast<size_t>(slots_) == 0) flush();
-            if (step_ % kCheckEvery == 0) check_field();
+            if (step_ % kCheckEvery == 0) check_field(inject_);
         }
         flush();
         return true;
@@ -310,19 +316,9 @@ class ArdCuda final : public Solver, public Profiled {
         write_pod(out, peak_energy_);
         for (const auto* a : {&modes_[cur_], &modes_[1 - cur_], &field_, &pml_old_, &psi_}) {
             const std::vector<Real> v = a->download();
-            out.write(reinterpret_cast<const char*>(v.data()),
-                      static_cast<std::streamsize>(v.size() * sizeof(Real)));
+            write_array(out, v.data(), v.size());
         }
-        for (const auto& r : receivers_) {
-            write_pod(out, r.size());
-            out.write(reinterpret_cast<const char*>(r.data()),
-                      static_cast<std::streamsize>(r.size() * sizeof(double)));
-        }
-        for (const auto& g : grid_signals_) {
-            write_pod(out, g.size());
-            out.write(reinterpret_cast<const char*>(g.data()),
-                      static_cast<std::streamsize>(g.size() * sizeof(float)));
-        }
+        save_signals(out);
     }
 
     void load_state(std::istream& in) override {
@@ -335,20 +331,13 @@ class ArdCuda final : public Solver, public Profiled {
         pending_dirty_ = false;
         for (auto* a : {&modes_[0], &modes_[1], &field_, &pml_old_, &psi_}) {
             std::vector<Real> v(a->size());
-            read_bytes(in, v.data(), v.size() * sizeof(Real));
+            read_array(in, v.data(), v.size());
             a->assign(v);
         }
         const unsigned long long s = step_;
         ARDENT_CUDA_CHECK(cudaMemcpy(step_counter_.get(), &s, sizeof s, cudaMemcpyHostToDevice));
         flushed_ = step_;
-        for (auto& r : receivers_) {
-            r.resize(read_pod<size_t>(in));
-            read_bytes(in, r.data(), r.size() * sizeof(double));
-        }
-        for (auto& g : grid_signals_) {
-            g.resize(read_pod<size_t>(in));
-            read_bytes(in, g.data(), g.size() * sizeof(float));
-        }
+        load_signals(in);
     }
 
     std::vector<CudaStage> profile(size_t steps) override {
@@ -412,21 +401,6 @@ class ArdCuda final : public Solver, public Profiled {
         return {sizeof(Real), layout_.air_cells, layout_.pml_cells,
                 psi_.size(),  receivers_.size(), grid_signals_.size()};
     }
-    template <typename V>
-    static void write_pod(std::ostream& out, const V& v) {
-        out.write(reinterpret_cast<const char*>(&v), sizeof v);
-    }
-    template <typename V>
-    static V read_pod(std::istream& in) {
-        V v{};
-        read_bytes(in, &v, sizeof v);
-        return v;
-    }
-    static void read_bytes(std::istream& in, void* p, size_t n) {
-        in.read(reinterpret_cast<char*>(p), static_cast<std::streamsize>(n));
-        if (!in) throw InputError("the checkpoint is truncated");
-    }
-
     void check_device_memory(const Preprocessed& p, size_t need) const {
         size_t free = 0, total = 0;
         ARDENT_CUDA_CHECK(cudaMemGetInfo(&free, &total));
@@ -680,24 +654,6 @@ class ArdCuda final : public Solver, public Profiled {
         flushed_ = step_;
     }
 
-    void check_field() {
-        const double e = field_energy();
-        if (!std::isfinite(e))
-            throw SolverError("the pressure field became NaN or infinite at step " +
-                              std::to_string(step_) +
-                              " (t = " + std::to_string(static_cast<double>(step_) * dt_) + " s)");
-        const bool source_on =
-            inject_ && static_cast<double>(step_) * dt_ <= 2 * excitation_.delay();
-        if (source_on || peak_energy_ == 0) {
-            peak_energy_ = std::max(peak_energy_, e);
-        } else if (e > 1e3 * peak_energy_) {
-            throw SolverError("the pressure field grew without bound by step " +
-                              std::to_string(step_) +
-                              " (t = " + std::to_string(static_cast<double>(step_) * dt_) +
-                              " s): the run is numerically unstable");
-        }
-    }
-
     Layout layout_;
     bool inject_;
     Real c2h2_, courant2_, sample_scale_, correction_scale_;
@@ -721,7 +677,6 @@ class ArdCuda final : public Solver, public Profiled {
     std::vector<Real> host_samples_;
     mutable std::vector<Real> pending_;
     mutable bool pending_dirty_ = false;
-    double peak_energy_ = 0;
 };
 
 }  // namespace

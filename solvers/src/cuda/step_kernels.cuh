@@ -19,31 +19,6 @@ __device__ inline long long thread_index() {
     return blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
 }
 
-// The forcing of one line on its right and left targets from the field p, times scale.
-template <typename Real>
-__device__ inline void line_terms(const InterfaceLine& line, const Real* p, Real scale,
-                                  Real right[kReach], Real left[kReach]) {
-    Real far[kReach], own[kReach];
-    for (int j = 0; j < kReach; ++j)
-        right[j] = left[j] = 0;
-    if (line.right[0] >= 0) {
-        for (int k = 0; k < kReach; ++k) {
-            far[k] = p[line.far_right[k]];
-            own[k] = p[line.own_right[k]];
-        }
-        for (int j = 0; j < kReach && line.right[j] >= 0; ++j)
-            right[j] = scale * interface_term(line.scheme, j, far, own);
-    }
-    if (line.left[0] >= 0) {
-        for (int k = 0; k < kReach; ++k) {
-            far[k] = p[line.far_left[k]];
-            own[k] = p[line.own_left[k]];
-        }
-        for (int j = 0; j < kReach && line.left[j] >= 0; ++j)
-            left[j] = scale * interface_term(line.scheme, j, far, own);
-    }
-}
-
 // Lines of one batch write disjoint cells, so plain read-add-write is race-free.
 template <typename Real>
 __global__ void add_line_forcing(const InterfaceLine* lines, long long begin, long long end,

@@ -42,6 +42,32 @@ struct InterfaceLine {
     int32_t scheme = kStencil;  // InterfaceScheme
 };
 
+// The forcing of one line on its right and left target cells from the field `p`, times `scale`
+// (zero where a side has no target). Host and device code share it.
+template <typename Real>
+ARDENT_HD inline void line_terms(const InterfaceLine& line, const Real* p, Real scale,
+                                 Real right[kReach], Real left[kReach]) {
+    Real far[kReach], own[kReach];
+    for (int j = 0; j < kReach; ++j)
+        right[j] = left[j] = 0;
+    if (line.right[0] >= 0) {
+        for (int k = 0; k < kReach; ++k) {
+            far[k] = p[line.far_right[k]];
+            own[k] = p[line.own_right[k]];
+        }
+        for (int j = 0; j < kReach && line.right[j] >= 0; ++j)
+            right[j] = scale * interface_term(line.scheme, j, far, own);
+    }
+    if (line.left[0] >= 0) {
+        for (int k = 0; k < kReach; ++k) {
+            far[k] = p[line.far_left[k]];
+            own[k] = p[line.own_left[k]];
+        }
+        for (int j = 0; j < kReach && line.left[j] >= 0; ++j)
+            left[j] = scale * interface_term(line.scheme, j, far, own);
+    }
+}
+
 struct LineBatch {
     size_t begin = 0, end = 0;  // lines [begin, end) write disjoint cells
 };

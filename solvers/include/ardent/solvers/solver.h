@@ -72,7 +72,18 @@ class Solver {
     virtual void load_state(std::istream& in) = 0;
 
   protected:
+    // Backends call this every few dozen steps. Throws SolverError, naming the step, when the
+    // field is NaN or infinite, or once the source (injecting: `injects`) is silent, when sum p^2
+    // grows past 1000 times its peak: a passive room cannot gain energy, but sum p^2 swings
+    // between potential and kinetic energy, hence the wide margin.
+    void check_field(bool injects);
+    // The recorded receiver and listener-grid signals, the part of a checkpoint every backend
+    // shares.
+    void save_signals(std::ostream& out) const;
+    void load_signals(std::istream& in);
+
     double dt_ = 0;
+    double peak_energy_ = 0;  // largest sum p^2 while the source was on (kept in checkpoints)
     size_t step_ = 0;
     Excitation excitation_;
     std::vector<std::vector<double>> receivers_;
