@@ -271,10 +271,7 @@ class ArdCpu final : public Solver {
         std::fill_n(force_, L.air_cells, Real(0));
 
         // 1. Interface forcing F = C q on the air-air lines, batch by batch.
-        const size_t air_batches = static_cast<size_t>(
-            std::find_if(L.batches.begin(), L.batches.end(),
-                         [&](const LineBatch& b) { return b.begin >= L.air_lines; }) -
-            L.batches.begin());
+        const size_t air_batches = L.air_batches;
         for (size_t bi = 0; bi < air_batches; ++bi)
             add_line_forcing(L.batches[bi], p, c2h2_);
         // 2. The source.

@@ -221,6 +221,7 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid) {
         }
 
     L.air_lines = L.lines.size();
+    L.air_batches = L.batches.size();
     // PML lines: one per air-wall face of an absorbing slab; coupling lines batched by
     // (axis, side) so lines of one batch write disjoint cells.
     const double f_max = p.scene.simulation.max_frequency;

@@ -172,10 +172,7 @@ class ArdCuda final : public Solver, public Profiled {
         courant2_ = static_cast<Real>((L.c * dt_ / L.h) * (L.c * dt_ / L.h));
         sample_scale_ = static_cast<Real>(dt_ * dt_ / 12);
         correction_scale_ = static_cast<Real>(time_correction_scale(L.c * dt_ / L.h));
-        air_batches_ = static_cast<size_t>(
-            std::find_if(L.batches.begin(), L.batches.end(),
-                         [&](const LineBatch& b) { return b.begin >= L.air_lines; }) -
-            L.batches.begin());
+        air_batches_ = L.air_batches;
 
         // Shape groups, their work areas and the cuFFT work area they share (one stream).
         size_t spectrum = 0, coefs = 0, work = 0;

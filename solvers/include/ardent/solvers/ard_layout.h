@@ -87,6 +87,7 @@ struct Layout {
     std::vector<ShapeGroup> groups;
     std::vector<InterfaceLine> lines;  // interface and wall lines, then PML coupling lines
     size_t air_lines = 0;              // lines [0, air_lines) couple air to air
+    size_t air_batches = 0;            // batches [0, air_batches) hold exactly those lines
     std::vector<LineBatch> batches;    // run in order; each batch in parallel
     std::vector<PmlLine> pml;          // PML lines; line L owns cells air_cells + L * depth
     int32_t source = -1;
