@@ -9,9 +9,9 @@
 #include <omp.h>
 
 #include "ardent/preprocess/errors.h"
-#include "ardent/solvers/ard_layout.h"
 #include "ardent/solvers/fdtd_physics.h"
 #include "checkpoint_io.h"
+#include "fdtd_layout.h"
 
 namespace ardent::fdtd {
 namespace {
@@ -20,92 +20,44 @@ template <typename Real>
 class FdtdCpu final : public Solver {
   public:
     FdtdCpu(const Preprocessed& p, const SolverOptions& o) : grid_(p.air.grid) {
-        const AirModel& air = p.air;
+        const FdtdLayout L = build_fdtd_layout(p, o.source, o.listener_grid, o.inject_source);
         const Grid& g = grid_;
         threads_ = o.threads > 0 ? o.threads : omp_get_max_threads();
-        const double c = p.scene.simulation.speed_of_sound;
-        lambda_ = kCourant;
-        dt_ = kCourant * g.h / c;
-        excitation_ = Excitation::for_band(p.scene.simulation.max_frequency, dt_);
-        if (o.inject_source) source_samples_ = excitation_.samples(dt_);
-        lambda2_ = static_cast<Real>(lambda_ * lambda_);
-        // p_next += dt^2 c^2 G / h^3 at the source cell.
-        source_scale_ = lambda_ * lambda_ / g.h;
+        dt_ = L.dt;
+        excitation_ = L.excitation;
+        lambda2_ = static_cast<Real>(L.lambda * L.lambda);
+        for (double f : L.forcing)
+            forcing_.push_back(static_cast<Real>(f));
+        boundary_ = L.boundary;
+        for (const BoundaryCoefficients& b : L.coefficients)
+            coef_.push_back({static_cast<Real>(b.centre), static_cast<Real>(b.near),
+                             static_cast<Real>(b.prev)});
 
         const size_t n = g.count();
         p_.assign(n, Real(0));
         prev_.assign(n, Real(0));
-        const long sy = g.dims[0], sz = static_cast<long>(g.dims[0]) * g.dims[1];
-        const long offsets[6] = {-1, 1, -sy, sy, -sz, sz};
-        const double f_max = p.scene.simulation.max_frequency;
+        // Interior cells in contiguous x-runs (never across a row: a row's ends are not air).
         for (int k = 0; k < g.dims[2]; ++k)
             for (int j = 0; j < g.dims[1]; ++j) {
-                long run_start = -1;
+                size_t start = 0, length = 0;
                 for (int i = 0; i <= g.dims[0]; ++i) {
-                    bool interior = false;
                     const size_t idx = i < g.dims[0] ? g.index(i, j, k) : 0;
-                    if (i < g.dims[0] && air.air[idx]) {
-                        if (i == 0 || j == 0 || k == 0 || i + 1 == g.dims[0] ||
-                            j + 1 == g.dims[1] || k + 1 == g.dims[2])
-                            throw InputError(p.scene.display_name() +
-                                             ": an air cell touches the edge of the grid");
-                        int neighbours = 0;
-                        double beta = 0;
-                        for (long off : offsets) {
-                            const size_t nb = static_cast<size_t>(static_cast<long>(idx) + off);
-                            if (air.air[nb]) {
-                                ++neighbours;
-                                continue;
-                            }
-                            const int m = air.face_material(idx, nb);
-                            if (m >= 0)
-                                beta += wall_admittance(std::min(
-                                    1.0, ard::band_absorption(p.scene.materials[m], f_max)));
-                        }
-                        interior = neighbours == 6;
-                        if (!interior) {
-                            const BoundaryCoefficients b =
-                                boundary_coefficients(neighbours, beta, lambda_);
-                            boundary_.push_back(idx);
-                            coef_.push_back({static_cast<Real>(b.centre), static_cast<Real>(b.near),
-                                             static_cast<Real>(b.prev)});
-                        }
-                    }
-                    if (interior && run_start < 0) run_start = static_cast<long>(idx);
-                    if (!interior && run_start >= 0) {
-                        runs_.push_back(
-                            {static_cast<size_t>(run_start),
-                             static_cast<size_t>(i) -
-                                 static_cast<size_t>(g.coords(static_cast<size_t>(run_start))[0])});
-                        run_start = -1;
+                    if (i < g.dims[0] && is_interior(p.air, idx)) {
+                        if (length++ == 0) start = idx;
+                    } else if (length > 0) {
+                        runs_.push_back({start, length});
+                        length = 0;
                     }
                 }
             }
         offsets_[0] = 1;
-        offsets_[1] = static_cast<size_t>(sy);
-        offsets_[2] = static_cast<size_t>(sz);
-
-        source_ = g.index(air.sources.at(o.source).cell);
-        source_div_ = 1;
-        const auto it = std::lower_bound(boundary_.begin(), boundary_.end(), source_);
-        if (it != boundary_.end() && *it == source_) {
-            // A boundary cell's update is divided by (1 + lambda B / 2); so is its forcing.
-            source_div_ =
-                static_cast<double>(coef_[static_cast<size_t>(it - boundary_.begin())].near) /
-                (lambda_ * lambda_);
-        }
-        for (const PlacedEmitter& r : air.receivers)
-            receiver_cells_.push_back(g.index(r.cell));
+        offsets_[1] = static_cast<size_t>(g.dims[0]);
+        offsets_[2] = static_cast<size_t>(g.dims[0]) * static_cast<size_t>(g.dims[1]);
+        source_ = L.source;
+        receiver_cells_ = L.receivers;
         receivers_.assign(receiver_cells_.size(), {});
-        const int every = p.scene.listener_grid_every;
-        if (o.listener_grid && every > 0)
-            for (int k = 0; k < g.dims[2]; k += every)
-                for (int j = 0; j < g.dims[1]; j += every)
-                    for (int i = 0; i < g.dims[0]; i += every)
-                        if (air.air[g.index(i, j, k)]) {
-                            grid_cells_.push_back(g.index(i, j, k));
-                            grid_positions_.push_back(g.centre({i, j, k}));
-                        }
+        grid_cells_ = L.grid_cells;
+        grid_positions_ = L.grid_positions;
         grid_signals_.assign(grid_cells_.size(), {});
     }
 
@@ -117,7 +69,7 @@ class FdtdCpu final : public Solver {
         for (size_t s = 0; s < steps; ++s) {
             if (stop && stop->load(std::memory_order_relaxed)) return false;
             step_once();
-            if (step_ % kCheckEvery == 0) check_field(!source_samples_.empty());
+            if (step_ % kCheckEvery == 0) check_field(!forcing_.empty());
         }
         return true;
     }
@@ -221,18 +173,15 @@ class FdtdCpu final : public Solver {
                 next[i] = boundary_update(p[i], next[i], nb, k.centre, k.near, k.prev);
             }
         }
-        if (step_ < source_samples_.size())
-            next[source_] +=
-                static_cast<Real>(source_scale_ * source_div_ * source_samples_[step_]);
+        if (step_ < forcing_.size()) next[source_] += forcing_[step_];
         p_.swap(prev_);
         ++step_;
     }
 
     Grid grid_;
     int threads_ = 1;
-    double lambda_ = 0, source_scale_ = 0, source_div_ = 1;
     Real lambda2_ = 0;
-    std::vector<double> source_samples_;
+    std::vector<Real> forcing_;
     std::vector<Real> p_, prev_;
     std::vector<Run> runs_;
     std::vector<size_t> boundary_;  // ascending

@@ -6,6 +6,7 @@
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/estimate.h"
 #include "ardent/solvers/ard_cuda.h"
+#include "ardent/solvers/fdtd_cuda.h"
 #include "ardent/solvers/solver.h"
 #include "fdtd_cpu.h"
 
@@ -57,17 +58,14 @@ std::unique_ptr<Solver> make_solver(const Preprocessed& p, const SolverOptions& 
     if (options.source >= p.air.sources.size())
         throw InputError("make_solver: source index " + std::to_string(options.source) +
                          " out of range");
+    // "auto" takes the GPU when one is usable; the CUDA backends check GPU memory themselves.
+    const bool gpu = sim.device == "cuda" || (sim.device == "auto" && ard::cuda_available());
     if (sim.solver == "fdtd") {
-        if (sim.device == "cuda")
-            throw ResourceError(p.scene.display_name() +
-                                ": simulation.device: the FDTD solver runs on the CPU in this "
-                                "version; use \"cpu\" or \"auto\"");
+        if (gpu) return fdtd::make_cuda_solver(p, options);
         check_memory(p, options);
         return fdtd::make_cpu_solver(p, options);
     }
-    // "auto" takes the GPU when one is usable; the CUDA backend checks GPU memory itself.
-    if (sim.device == "cuda" || (sim.device == "auto" && ard::cuda_available()))
-        return ard::make_cuda_solver(p, options);
+    if (gpu) return ard::make_cuda_solver(p, options);
     check_memory(p, options);
     return ard::make_cpu_solver(p, options);
 }

@@ -1,0 +1,83 @@
+#include "fdtd_layout.h"
+
+#include <algorithm>
+#include <string>
+
+#include "ardent/preprocess/errors.h"
+#include "ardent/solvers/ard_layout.h"
+
+namespace ardent::fdtd {
+
+FdtdLayout build_fdtd_layout(const Preprocessed& p, size_t source, bool listener_grid,
+                             bool inject_source) {
+    const AirModel& air = p.air;
+    FdtdLayout L;
+    L.grid = air.grid;
+    const Grid& g = L.grid;
+    L.c = p.scene.simulation.speed_of_sound;
+    L.lambda = kCourant;
+    L.dt = kCourant * g.h / L.c;
+    const double f_max = p.scene.simulation.max_frequency;
+    L.excitation = Excitation::for_band(f_max, L.dt);
+
+    const long sy = g.dims[0], sz = static_cast<long>(g.dims[0]) * g.dims[1];
+    const long offsets[6] = {-1, 1, -sy, sy, -sz, sz};
+    // One admittance per material (the band mean of its absorption, as ARD's PML uses).
+    std::vector<double> beta(p.scene.materials.size());
+    for (size_t m = 0; m < beta.size(); ++m)
+        beta[m] = wall_admittance(std::min(1.0, ard::band_absorption(p.scene.materials[m], f_max)));
+    for (int k = 0; k < g.dims[2]; ++k)
+        for (int j = 0; j < g.dims[1]; ++j)
+            for (int i = 0; i < g.dims[0]; ++i) {
+                const size_t idx = g.index(i, j, k);
+                if (!air.air[idx]) continue;
+                if (i == 0 || j == 0 || k == 0 || i + 1 == g.dims[0] || j + 1 == g.dims[1] ||
+                    k + 1 == g.dims[2])
+                    throw InputError(p.scene.display_name() +
+                                     ": an air cell touches the edge of the grid");
+                int neighbours = 0;
+                double beta_sum = 0;
+                for (long off : offsets) {
+                    const size_t nb = static_cast<size_t>(static_cast<long>(idx) + off);
+                    if (air.air[nb]) {
+                        ++neighbours;
+                        continue;
+                    }
+                    const int m = air.face_material(idx, nb);
+                    if (m >= 0) beta_sum += beta[static_cast<size_t>(m)];
+                }
+                if (neighbours == 6) {
+                    ++L.interior_cells;
+                    continue;
+                }
+                L.boundary.push_back(idx);
+                L.coefficients.push_back(boundary_coefficients(neighbours, beta_sum, L.lambda));
+            }
+
+    L.source = g.index(air.sources.at(source).cell);
+    if (inject_source) {
+        // p_next += dt^2 c^2 G / h^3 = lambda^2 G / h at the source cell; a boundary cell's update
+        // is divided by (1 + lambda B / 2), and so is its forcing.
+        double scale = L.lambda * L.lambda / g.h;
+        const auto it = std::lower_bound(L.boundary.begin(), L.boundary.end(), L.source);
+        if (it != L.boundary.end() && *it == L.source)
+            scale *= L.coefficients[static_cast<size_t>(it - L.boundary.begin())].near /
+                     (L.lambda * L.lambda);
+        for (double s : L.excitation.samples(L.dt))
+            L.forcing.push_back(scale * s);
+    }
+    for (const PlacedEmitter& r : air.receivers)
+        L.receivers.push_back(g.index(r.cell));
+    const int every = p.scene.listener_grid_every;
+    if (listener_grid && every > 0)
+        for (int k = 0; k < g.dims[2]; k += every)
+            for (int j = 0; j < g.dims[1]; j += every)
+                for (int i = 0; i < g.dims[0]; i += every)
+                    if (air.air[g.index(i, j, k)]) {
+                        L.grid_cells.push_back(g.index(i, j, k));
+                        L.grid_positions.push_back(g.centre({i, j, k}));
+                    }
+    return L;
+}
+
+}  // namespace ardent::fdtd
