@@ -4,7 +4,6 @@
 // parity of the mode buffers, so the host only replays graphs. Recorded samples collect in a
 // device ring buffer copied back every few hundred steps.
 #include <cuda_runtime.h>
-#include <cufft.h>
 
 #include <algorithm>
 #include <cmath>
@@ -33,33 +32,6 @@ using checkpoint::read_array;
 using checkpoint::read_pod;
 using checkpoint::write_array;
 using checkpoint::write_pod;
-
-template <typename Real>
-struct Fft;
-template <>
-struct Fft<float> {
-    using Complex = cufftComplex;
-    static constexpr cufftType r2c = CUFFT_R2C, c2r = CUFFT_C2R;
-    static cufftResult forward(cufftHandle p, float* in, Complex* out) {
-        return cufftExecR2C(p, in, out);
-    }
-    static cufftResult inverse(cufftHandle p, Complex* in, float* out) {
-        return cufftExecC2R(p, in, out);
-    }
-    static constexpr const char* tag = "float32";
-};
-template <>
-struct Fft<double> {
-    using Complex = cufftDoubleComplex;
-    static constexpr cufftType r2c = CUFFT_D2Z, c2r = CUFFT_Z2D;
-    static cufftResult forward(cufftHandle p, double* in, Complex* out) {
-        return cufftExecD2Z(p, in, out);
-    }
-    static cufftResult inverse(cufftHandle p, Complex* in, double* out) {
-        return cufftExecZ2D(p, in, out);
-    }
-    static constexpr const char* tag = "float64";
-};
 
 constexpr int kBlock = 256;
 
@@ -106,28 +78,16 @@ class DeviceArray {
     size_t n_ = 0;
 };
 
-struct Group {
-    GroupShape shape;
-    size_t offset = 0;    // first cell (air index)
-    size_t spectrum = 0;  // first complex element of its work area
-    size_t coef = 0;      // first coefficient
-    cufftHandle forward[3] = {0, 0, 0}, inverse[3] = {0, 0, 0};  // 0: trivial axis (n = 1)
-    long long cells() const { return shape.count * shape.nx * shape.ny * shape.nz; }
-};
-
-int axis_n(const GroupShape& g, int a) {
-    return a == 0 ? g.nx : a == 1 ? g.ny : g.nz;
-}
-
-// Bytes the solver will allocate for a layout (cuFFT work area excluded).
+// Bytes the solver will allocate for a layout.
 template <typename Real>
-size_t state_bytes(const Layout& L, size_t spectrum, size_t coefs, size_t samples) {
+size_t state_bytes(const Layout& L, size_t coefs, size_t samples) {
     const size_t R = sizeof(Real);
-    return R * ((L.air_cells + L.pml_cells) + 4 * L.air_cells + 2 * spectrum + 3 * coefs +
+    return R * ((L.air_cells + L.pml_cells) + 3 * L.air_cells + 3 * coefs +
                 L.air_lines * 2 * kReach + 2 * L.pml_cells + 2 * L.pml.size() * L.pml_depth +
                 samples) +
            sizeof(InterfaceLine) * L.lines.size() + sizeof(PmlLine) * L.pml.size() +
-           sizeof(int32_t) * (L.receivers.size() + L.grid_cells.size());
+           sizeof(int32_t) * (L.receivers.size() + L.grid_cells.size()) + 2 * R * kRootBase +
+           sizeof(DctGroup) * L.groups.size();
 }
 
 struct StageTimer {
@@ -151,8 +111,7 @@ class Profiled {
 
 template <typename Real>
 class ArdCuda final : public Solver, public Profiled {
-    using T = Fft<Real>;
-    using Complex = typename T::Complex;
+    using Complex = typename Cplx<Real>::type;
 
   public:
     ArdCuda(const Preprocessed& p, const SolverOptions& o)
@@ -174,36 +133,34 @@ class ArdCuda final : public Solver, public Profiled {
         correction_scale_ = static_cast<Real>(time_correction_scale(L.c * dt_ / L.h));
         air_batches_ = L.air_batches;
 
-        // Shape groups, their work areas and the cuFFT work area they share (one stream).
-        size_t spectrum = 0, coefs = 0, work = 0;
+        // Shape groups: their cells and coefficients, and each DCT pass's blocks over them.
+        size_t coefs = 0;
+        long long blocks_on[3] = {0, 0, 0};
         for (const ShapeGroup& sg : L.groups) {
-            Group g;
+            DctGroup g{};
             g.shape = {sg.size[0], sg.size[1], sg.size[2], static_cast<long long>(sg.count)};
-            g.offset = L.partitions[sg.first].offset;
-            g.spectrum = spectrum;
-            g.coef = coefs;
-            size_t most = 0;
+            g.offset = static_cast<long long>(L.partitions[sg.first].offset);
+            g.coef = static_cast<long long>(coefs);
             for (int a = 0; a < 3; ++a) {
-                const long long n = axis_n(g.shape, a);
-                most = std::max<size_t>(most, static_cast<size_t>(g.cells() / n * (n / 2 + 1)));
-                if (n == 1) continue;
-                for (cufftType type : {T::r2c, T::c2r}) {
-                    size_t ws = 0;
-                    int nn = static_cast<int>(n);
-                    ARDENT_CUDA_CHECK(cufftEstimateMany(1, &nn, nullptr, 1, 0, nullptr, 1, 0, type,
-                                                        static_cast<int>(g.cells() / n), &ws));
-                    work = std::max(work, ws);
-                }
+                const int n = sg.size[a];
+                if (n > kMaxLine)
+                    throw ResourceError("CUDA backend: partition side " + std::to_string(n) +
+                                        " exceeds its limit of " + std::to_string(kMaxLine));
+                g.lines[a] = tile_lines<Real>(n);
+                g.first_block[a] = blocks_on[a];
+                const long long lines = static_cast<long long>(sg.cells()) * sg.count / n;
+                blocks_on[a] += (lines + g.lines[a] - 1) / g.lines[a];
+                shared_[a] = std::max(shared_[a], tile_shared_bytes<Real>(g.lines[a], n));
             }
-            spectrum += most;
             coefs += sg.cells();
             groups_.push_back(g);
         }
+        for (int a = 0; a < 3; ++a)
+            dct_blocks_[a] = static_cast<unsigned>(blocks_on[a]);
         const size_t nsamp = L.receivers.size() + L.grid_cells.size();
         slots_ = static_cast<int>(std::clamp<size_t>(
             (size_t{64} << 20) / (std::max<size_t>(nsamp, 1) * sizeof(Real)), 1, 512));
-        const size_t need =
-            state_bytes<Real>(L, spectrum, coefs, static_cast<size_t>(slots_) * nsamp) + work;
+        const size_t need = state_bytes<Real>(L, coefs, static_cast<size_t>(slots_) * nsamp);
         check_device_memory(p, need);
 
         // Host-side tables, then the device state.
@@ -214,8 +171,6 @@ class ArdCuda final : public Solver, public Profiled {
         size_t& t = bytes_;
         field_.allocate(L.air_cells + L.pml_cells, t);
         force_.allocate(L.air_cells, t);
-        real_.allocate(L.air_cells, t);
-        spec_.allocate(spectrum, t);
         modes_[0].allocate(L.air_cells, t);
         modes_[1].allocate(L.air_cells, t);
         a_.upload(a, t);
@@ -236,7 +191,8 @@ class ArdCuda final : public Solver, public Profiled {
         step_counter_.allocate(1, t);
         energy_.allocate(1, t);
         ARDENT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-        plan(work);
+        dct_groups_.upload(groups_, t);
+        roots_.upload(roots_table(), t);
 
         receivers_.assign(L.receivers.size(), {});
         grid_positions_ = L.grid_positions;
@@ -244,18 +200,14 @@ class ArdCuda final : public Solver, public Profiled {
     }
 
     ~ArdCuda() override {
-        for (auto& g : groups_)
-            for (int a = 0; a < 3; ++a) {
-                if (g.forward[a]) cufftDestroy(g.forward[a]);
-                if (g.inverse[a]) cufftDestroy(g.inverse[a]);
-            }
         for (auto& e : graphs_)
             if (e) cudaGraphExecDestroy(e);
-        if (work_) cudaFree(work_);
         if (stream_) cudaStreamDestroy(stream_);
     }
 
-    std::string name() const override { return std::string("ard-cuda-") + T::tag; }
+    std::string name() const override {
+        return std::string("ard-cuda-") + (sizeof(Real) == 4 ? "float32" : "float64");
+    }
 
     bool advance(size_t steps, const std::atomic<bool>* stop) override {
         apply_pending();
@@ -302,7 +254,7 @@ class ArdCuda final : public Solver, public Profiled {
         pending_dirty_ = true;
     }
 
-    size_t memory_bytes() const override { return bytes_ + work_bytes_; }
+    size_t memory_bytes() const override { return bytes_; }
 
     void save_state(std::ostream& out) const override {
         apply_pending();
@@ -345,11 +297,9 @@ class ArdCuda final : public Solver, public Profiled {
         const double pml_lines = static_cast<double>(layout_.lines.size() - layout_.air_lines);
         const double nsamp =
             static_cast<double>(layout_.receivers.size() + layout_.grid_cells.size());
-        double spectrum = 0, coefs = 0;
-        for (const Group& g : groups_) {
-            spectrum += static_cast<double>(g.cells()) / g.shape.nz * (g.shape.nz / 2 + 1);
-            coefs += static_cast<double>(g.cells()) / static_cast<double>(g.shape.count);
-        }
+        double coefs = 0;
+        for (const DctGroup& g : groups_)
+            coefs += static_cast<double>(g.shape.nx) * g.shape.ny * g.shape.nz;
         // The least traffic of each stage: every array it reads or writes, once (a line reads
         // 4 kReach field values and writes up to 2 kReach cells, read and written).
         const std::vector<double> bytes = {
@@ -357,9 +307,9 @@ class ArdCuda final : public Solver, public Profiled {
             3 * nsamp * R,
             air_lines * (2 * line + 4 * kReach * R + 2 * 2 * kReach * R + 4 * kReach * R),
             pml_lines * (line + 8 * kReach * R) + static_cast<double>(layout_.pml_cells) * 8 * R,
-            N * R * 6 + 6 * spectrum * 2 * R,  // reorder + 3 passes (real in, complex out, back)
-            4 * spectrum * R + 3 * N * R + 3 * coefs * R,
-            N * R * 6 + 6 * spectrum * 2 * R,
+            2 * 2 * N * R,                          // x and y passes, in place
+            2 * N * R + 3 * N * R + 3 * coefs * R,  // z pass, both mode levels, a, b, phi
+            2 * 2 * N * R,
         };
         std::vector<double> ms(7, 0.0);
         std::vector<std::string> names;
@@ -415,17 +365,17 @@ class ArdCuda final : public Solver, public Profiled {
                             " Hz (--max-frequency), or use --device cpu.");
     }
 
-    // Per group, in the mode layout [ky][kx][kz]: a, b (with the DCT round trip's 1/(8N)) and phi.
+    // Per group, in the mode layout [kz][ky][kx]: a, b (with the DCT round trip's 1/(8N)) and phi.
     void build_coefficients(std::vector<Real>& a, std::vector<Real>& b, std::vector<Real>& phi) {
         const Layout& L = layout_;
         const double pi = 3.14159265358979323846;
         for (size_t gi = 0; gi < groups_.size(); ++gi) {
             const Index3 n = L.groups[gi].size;
             const double norm = 1.0 / (8.0 * static_cast<double>(L.groups[gi].cells()));
-            size_t i = groups_[gi].coef;
-            for (int ky = 0; ky < n[1]; ++ky)
-                for (int kx = 0; kx < n[0]; ++kx)
-                    for (int kz = 0; kz < n[2]; ++kz, ++i) {
+            size_t i = static_cast<size_t>(groups_[gi].coef);
+            for (int kz = 0; kz < n[2]; ++kz)
+                for (int ky = 0; ky < n[1]; ++ky)
+                    for (int kx = 0; kx < n[0]; ++kx, ++i) {
                         const double wx = kx / (n[0] * L.h), wy = ky / (n[1] * L.h),
                                      wz = kz / (n[2] * L.h);
                         const double w = L.c * pi * std::sqrt(wx * wx + wy * wy + wz * wz);
@@ -453,92 +403,41 @@ class ArdCuda final : public Solver, public Profiled {
         }
     }
 
-    void plan(size_t work) {
-        for (Group& g : groups_)
-            for (int a = 0; a < 3; ++a) {
-                int n = axis_n(g.shape, a);
-                if (n == 1) continue;
-                const int batch = static_cast<int>(g.cells() / n);
-                for (int dir = 0; dir < 2; ++dir) {
-                    cufftHandle& h = dir == 0 ? g.forward[a] : g.inverse[a];
-                    size_t ws = 0;
-                    ARDENT_CUDA_CHECK(cufftCreate(&h));
-                    ARDENT_CUDA_CHECK(cufftSetAutoAllocation(h, 0));
-                    ARDENT_CUDA_CHECK(cufftMakePlanMany(h, 1, &n, nullptr, 1, 0, nullptr, 1, 0,
-                                                        dir == 0 ? T::r2c : T::c2r, batch, &ws));
-                    work = std::max(work, ws);
-                }
-            }
-        work_bytes_ = work;
-        if (work) ARDENT_CUDA_CHECK(cudaMalloc(&work_, work));
-        for (Group& g : groups_)
-            for (int a = 0; a < 3; ++a)
-                for (cufftHandle h : {g.forward[a], g.inverse[a]}) {
-                    if (!h) continue;
-                    ARDENT_CUDA_CHECK(cufftSetWorkArea(h, work_));
-                    ARDENT_CUDA_CHECK(cufftSetStream(h, stream_));
-                }
+    // e^{-2 pi i j / kRootBase}, computed in double.
+    static std::vector<Complex> roots_table() {
+        std::vector<Complex> r(kRootBase);
+        const double pi = 3.14159265358979323846;
+        for (int j = 0; j < kRootBase; ++j) {
+            const double t = -2.0 * pi * j / kRootBase;
+            r[static_cast<size_t>(j)] = {static_cast<Real>(std::cos(t)),
+                                         static_cast<Real>(std::sin(t))};
+        }
+        return r;
     }
 
-    void fft_forward(const Group& g, int axis, Real* in, Complex* out) const {
-        if (g.forward[axis]) {
-            ARDENT_CUDA_CHECK(T::forward(g.forward[axis], in, out));
-        } else {
-            real_to_half<Real, Complex>
-                <<<blocks(g.cells()), kBlock, 0, stream_>>>(g.cells(), in, out);
-        }
-    }
-    void fft_inverse(const Group& g, int axis, Complex* in, Real* out) const {
-        if (g.inverse[axis]) {
-            ARDENT_CUDA_CHECK(T::inverse(g.inverse[axis], in, out));
-        } else {
-            half_to_real<Real, Complex>
-                <<<blocks(g.cells()), kBlock, 0, stream_>>>(g.cells(), in, out);
-        }
+    // Forward DCT along x and y of the forcing, in place (the z pass is in modes()).
+    void forward_dct(Real* data) const {
+        const int n = static_cast<int>(groups_.size());
+        for (int a = 0; a < 2; ++a)
+            dct_forward<Real><<<dct_blocks_[a], kDctThreads, shared_[a], stream_>>>(
+                dct_groups_.get(), n, a, roots_.get(), data);
     }
 
-    // Forward DCT of `in` (air layout) into each group's spectrum area, ready for modes_z.
-    void forward_dct(const Real* in) const {
-        for (const Group& g : groups_) {
-            const GroupShape s = g.shape;
-            Real* r = real_.get() + g.offset;
-            Complex* c = spec_.get() + g.spectrum;
-            reorder_x<<<blocks(g.cells()), kBlock, 0, stream_>>>(s, in + g.offset, r);
-            fft_forward(g, 0, r, c);
-            forward_x<<<blocks(g.cells() / s.nx * (s.nx / 2 + 1)), kBlock, 0, stream_>>>(s, c, r);
-            fft_forward(g, 1, r, c);
-            forward_y<<<blocks(g.cells() / s.ny * (s.ny / 2 + 1)), kBlock, 0, stream_>>>(s, c, r);
-            fft_forward(g, 2, r, c);
-        }
+    // Forward z DCT, mode update, inverse z DCT, in place in `data`.
+    void modes(Real* data, int cur, bool init) const {
+        const ModeArrays<Real> m{modes_[cur].get(), modes_[1 - cur].get(), a_.get(), b_.get(),
+                                 phi_.get()};
+        dct_z_modes<Real><<<dct_blocks_[2], kDctThreads, shared_[2], stream_>>>(
+            dct_groups_.get(), static_cast<int>(groups_.size()), roots_.get(), data, m, init);
     }
 
-    void modes(int cur, bool init) const {
-        for (const Group& g : groups_) {
-            const GroupShape s = g.shape;
-            const Real scale =
-                static_cast<Real>(1.0 / (8.0 * static_cast<double>(g.cells() / s.count)));
-            modes_z<Real, Complex>
-                <<<blocks(g.cells() / s.nz * (s.nz / 2 + 1)), kBlock, 0, stream_>>>(
-                    s, spec_.get() + g.spectrum, modes_[cur].get() + g.offset,
-                    modes_[1 - cur].get() + g.offset, a_.get() + g.coef, b_.get() + g.coef,
-                    phi_.get() + g.coef, init, scale);
-        }
-    }
-
-    void inverse_dct(Real* out) const {
-        for (const Group& g : groups_) {
-            const GroupShape s = g.shape;
-            Real* r = real_.get() + g.offset;
-            Complex* c = spec_.get() + g.spectrum;
-            fft_inverse(g, 2, c, r);
-            inverse_z_to_y<Real, Complex>
-                <<<blocks(g.cells() / s.ny * (s.ny / 2 + 1)), kBlock, 0, stream_>>>(s, r, c);
-            fft_inverse(g, 1, c, r);
-            inverse_y_to_x<Real, Complex>
-                <<<blocks(g.cells() / s.nx * (s.nx / 2 + 1)), kBlock, 0, stream_>>>(s, r, c);
-            fft_inverse(g, 0, c, r);
-            inverse_x_out<<<blocks(g.cells()), kBlock, 0, stream_>>>(s, r, out + g.offset);
-        }
+    // Inverse DCT along y (in place) and x (into `out`).
+    void inverse_dct(Real* data, Real* out) const {
+        const int n = static_cast<int>(groups_.size());
+        dct_inverse<Real><<<dct_blocks_[1], kDctThreads, shared_[1], stream_>>>(
+            dct_groups_.get(), n, 1, roots_.get(), data, data);
+        dct_inverse<Real><<<dct_blocks_[0], kDctThreads, shared_[0], stream_>>>(
+            dct_groups_.get(), n, 0, roots_.get(), data, out);
     }
 
     void line_batches(size_t first, size_t last, Real* force) const {
@@ -592,12 +491,12 @@ class ArdCuda final : public Solver, public Profiled {
                 pml_.get(), n, L.pml_depth, static_cast<long long>(L.air_cells), field_.get(),
                 pml_old_.get(), psi_.get(), sigma_.get(), decay_.get(), courant2_);
         }
-        mark("forward DCT");
+        mark("forward DCT x, y");
         forward_dct(force);
-        mark("mode update");
-        modes(cur, false);
-        mark("inverse DCT");
-        inverse_dct(field_.get());
+        mark("DCT z, mode update");
+        modes(force, cur, false);
+        mark("inverse DCT y, x");
+        inverse_dct(force, field_.get());
         tick<<<1, 1, 0, stream_>>>(step_counter_.get());
         mark("end");
         ARDENT_CUDA_CHECK(cudaGetLastError());
@@ -620,8 +519,8 @@ class ArdCuda final : public Solver, public Profiled {
                                           pending_.size() * sizeof(Real), cudaMemcpyHostToDevice,
                                           stream_));
         forward_dct(force_.get());
-        modes(cur_, true);
-        inverse_dct(field_.get());
+        modes(force_.get(), cur_, true);
+        inverse_dct(force_.get(), field_.get());
         ARDENT_CUDA_CHECK(cudaGetLastError());
         ARDENT_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
@@ -655,15 +554,17 @@ class ArdCuda final : public Solver, public Profiled {
     bool inject_;
     Real c2h2_, courant2_, sample_scale_, correction_scale_;
     size_t air_batches_ = 0;
-    std::vector<Group> groups_;
+    std::vector<DctGroup> groups_;
+    unsigned dct_blocks_[3] = {0, 0, 0};
+    size_t shared_[3] = {0, 0, 0};
     int slots_ = 1;
-    size_t bytes_ = 0, work_bytes_ = 0;
-    void* work_ = nullptr;
+    size_t bytes_ = 0;
     cudaStream_t stream_ = nullptr;
     cudaGraphExec_t graphs_[2] = {nullptr, nullptr};
-    DeviceArray<Real> field_, force_, real_, modes_[2], a_, b_, phi_, correction_, pml_old_, psi_,
-        sigma_, decay_, source_, samples_;
-    DeviceArray<Complex> spec_;
+    DeviceArray<Real> field_, force_, modes_[2], a_, b_, phi_, correction_, pml_old_, psi_, sigma_,
+        decay_, source_, samples_;
+    DeviceArray<Complex> roots_;
+    DeviceArray<DctGroup> dct_groups_;
     DeviceArray<InterfaceLine> lines_;
     DeviceArray<PmlLine> pml_;
     DeviceArray<int32_t> sample_cells_;

@@ -1,15 +1,13 @@
 // Kernels of one CUDA ARD time step other than the DCT: interface forcing per batch of lines,
-// the C^2 time correction, source and sampling, the PML lines, the mode update between the
-// forward and inverse DCT, and the energy reduction. Each mirrors a loop of ard_cpu.cpp's
-// step_once() and uses the shared per-cell physics (ard_physics.h), so the two backends differ
-// only in rounding.
+// the C^2 time correction, source and sampling, the PML lines and the energy reduction. Each
+// mirrors a loop of ard_cpu.cpp's step_once() and uses the shared per-cell physics (ard_physics.h),
+// so the two backends differ only in rounding.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include "ardent/solvers/ard_layout.h"
 #include "ardent/solvers/ard_physics.h"
-#include "dct_kernels.cuh"
 
 namespace ardent::ard::cuda {
 
@@ -112,44 +110,6 @@ __global__ void update_pml(const PmlLine* lines, long long count, int depth, lon
     }
     for (int f = 0; f + 1 < depth; ++f)
         psi[f] = pml_auxiliary(psi[f], val(f + 1) - val(f), face_decay[l * (depth - 1) + f]);
-}
-
-// Between the forward z FFT and the inverse one: the z twiddle gives the forcing's DCT bins kz
-// and nz - kz; the modes advance (p_new = a p - p_old + b f, into the old level) or, for
-// `init`, are set to the DCT of the initial field; the filtered modes phi p are pre-twiddled
-// for the inverse z transform, in place over the FFT output.
-template <typename Real, typename Complex>
-__global__ void modes_z(GroupShape g, Complex* spec, Real* cur, Real* old, const Real* a,
-                        const Real* b, const Real* phi, bool init, Real init_scale) {
-    const int N = g.nz, h = N / 2 + 1;
-    const long long n = g.count * g.ny * g.nx * h;
-    const long long t = thread_index();
-    if (t >= n) return;
-    const int k = static_cast<int>(t % h);
-    const long long row = t / h;  // (p, ky, kx)
-    const long long crow = row % (static_cast<long long>(g.ny) * g.nx);
-    Real f[2];
-    dct2_pair(spec[t], k, N, f[0], f[1]);
-    const int bins[2] = {k, N - k};
-    Real q[2] = {0, 0};
-    for (int s = 0; s < 2; ++s) {
-        if (s == 1 && !has_mirror(k, N)) {
-            // Bin N - k is bin k itself for 2k = N, and the zero bin N for k = 0.
-            if (k > 0) q[1] = q[0];
-            break;
-        }
-        const long long m = row * N + bins[s], c = crow * N + bins[s];
-        Real pn;
-        if (init) {
-            pn = f[s] * init_scale;
-            cur[m] = pn;
-        } else {
-            pn = mode_update(a[c], b[c], cur[m], old[m], f[s]);
-        }
-        old[m] = pn;
-        q[s] = phi[c] * pn;
-    }
-    spec[t] = dct3_bin<Real, Complex>(q[0], q[1], k, N);
 }
 
 // Sum of squares in double, one atomic per block.
