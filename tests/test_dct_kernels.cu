@@ -55,25 +55,15 @@ template <typename Real>
 void check_shapes(const std::vector<GroupShape>& shapes, double tol) {
     using C = typename Cplx<Real>::type;
     std::vector<DctGroup> groups;
-    long long cells = 0, coefs = 0, blocks[3] = {0, 0, 0};
-    size_t shared[3] = {0, 0, 0};
+    DctPlan plan;
+    long long cells = 0, coefs = 0;
     for (const GroupShape& s : shapes) {
-        DctGroup g{};
-        g.shape = s;
-        g.offset = cells;
-        g.coef = coefs;
-        const int n[3] = {s.nx, s.ny, s.nz};
-        for (int a = 0; a < 3; ++a) {
-            g.lines[a] = tile_lines<Real>(n[a]);
-            g.first_block[a] = blocks[a];
-            const long long lines = s.count * s.nx * s.ny * s.nz / n[a];
-            blocks[a] += (lines + g.lines[a] - 1) / g.lines[a];
-            shared[a] = std::max(shared[a], tile_shared_bytes<Real>(g.lines[a], n[a]));
-        }
+        add_dct_group<Real>(s, cells, coefs, groups, plan);
         cells += s.count * s.nx * s.ny * s.nz;
         coefs += static_cast<long long>(s.nx) * s.ny * s.nz;
-        groups.push_back(g);
     }
+    const unsigned* blocks = plan.blocks;
+    const size_t* shared = plan.shared;
     std::mt19937 rng(7);
     std::uniform_real_distribution<double> u(-1, 1);
     std::vector<Real> field(cells);

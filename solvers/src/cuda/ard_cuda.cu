@@ -135,28 +135,18 @@ class ArdCuda final : public Solver, public Profiled {
 
         // Shape groups: their cells and coefficients, and each DCT pass's blocks over them.
         size_t coefs = 0;
-        long long blocks_on[3] = {0, 0, 0};
         for (const ShapeGroup& sg : L.groups) {
-            DctGroup g{};
-            g.shape = {sg.size[0], sg.size[1], sg.size[2], static_cast<long long>(sg.count)};
-            g.offset = static_cast<long long>(L.partitions[sg.first].offset);
-            g.coef = static_cast<long long>(coefs);
-            for (int a = 0; a < 3; ++a) {
-                const int n = sg.size[a];
-                if (n > kMaxLine)
-                    throw ResourceError("CUDA backend: partition side " + std::to_string(n) +
-                                        " exceeds its limit of " + std::to_string(kMaxLine));
-                g.lines[a] = tile_lines<Real>(n);
-                g.first_block[a] = blocks_on[a];
-                const long long lines = static_cast<long long>(sg.cells()) * sg.count / n;
-                blocks_on[a] += (lines + g.lines[a] - 1) / g.lines[a];
-                shared_[a] = std::max(shared_[a], tile_shared_bytes<Real>(g.lines[a], n));
-            }
+            for (int a = 0; a < 3; ++a)
+                if (sg.size[a] > kMaxLine)
+                    throw ResourceError("CUDA backend: partition side " +
+                                        std::to_string(sg.size[a]) + " exceeds its limit of " +
+                                        std::to_string(kMaxLine));
+            add_dct_group<Real>(
+                {sg.size[0], sg.size[1], sg.size[2], static_cast<long long>(sg.count)},
+                static_cast<long long>(L.partitions[sg.first].offset),
+                static_cast<long long>(coefs), groups_, dct_);
             coefs += sg.cells();
-            groups_.push_back(g);
         }
-        for (int a = 0; a < 3; ++a)
-            dct_blocks_[a] = static_cast<unsigned>(blocks_on[a]);
         const size_t nsamp = L.receivers.size() + L.grid_cells.size();
         slots_ = static_cast<int>(std::clamp<size_t>(
             (size_t{64} << 20) / (std::max<size_t>(nsamp, 1) * sizeof(Real)), 1, 512));
@@ -419,7 +409,7 @@ class ArdCuda final : public Solver, public Profiled {
     void forward_dct(Real* data) const {
         const int n = static_cast<int>(groups_.size());
         for (int a = 0; a < 2; ++a)
-            dct_forward<Real><<<dct_blocks_[a], kDctThreads, shared_[a], stream_>>>(
+            dct_forward<Real><<<dct_.blocks[a], kDctThreads, dct_.shared[a], stream_>>>(
                 dct_groups_.get(), n, a, roots_.get(), data);
     }
 
@@ -427,16 +417,16 @@ class ArdCuda final : public Solver, public Profiled {
     void modes(Real* data, int cur, bool init) const {
         const ModeArrays<Real> m{modes_[cur].get(), modes_[1 - cur].get(), a_.get(), b_.get(),
                                  phi_.get()};
-        dct_z_modes<Real><<<dct_blocks_[2], kDctThreads, shared_[2], stream_>>>(
+        dct_z_modes<Real><<<dct_.blocks[2], kDctThreads, dct_.shared[2], stream_>>>(
             dct_groups_.get(), static_cast<int>(groups_.size()), roots_.get(), data, m, init);
     }
 
     // Inverse DCT along y (in place) and x (into `out`).
     void inverse_dct(Real* data, Real* out) const {
         const int n = static_cast<int>(groups_.size());
-        dct_inverse<Real><<<dct_blocks_[1], kDctThreads, shared_[1], stream_>>>(
+        dct_inverse<Real><<<dct_.blocks[1], kDctThreads, dct_.shared[1], stream_>>>(
             dct_groups_.get(), n, 1, roots_.get(), data, data);
-        dct_inverse<Real><<<dct_blocks_[0], kDctThreads, shared_[0], stream_>>>(
+        dct_inverse<Real><<<dct_.blocks[0], kDctThreads, dct_.shared[0], stream_>>>(
             dct_groups_.get(), n, 0, roots_.get(), data, out);
     }
 
@@ -555,8 +545,7 @@ class ArdCuda final : public Solver, public Profiled {
     Real c2h2_, courant2_, sample_scale_, correction_scale_;
     size_t air_batches_ = 0;
     std::vector<DctGroup> groups_;
-    unsigned dct_blocks_[3] = {0, 0, 0};
-    size_t shared_[3] = {0, 0, 0};
+    DctPlan dct_;
     int slots_ = 1;
     size_t bytes_ = 0;
     cudaStream_t stream_ = nullptr;

@@ -14,6 +14,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "ardent/solvers/ard_physics.h"
 
@@ -24,14 +25,16 @@ struct GroupShape {
     long long count;  // partitions
 };
 
-// A shape group as the DCT kernels see it: where its cells and coefficients start, how many
-// lines a block takes per axis and the first block of each axis's launch. One launch per pass
-// covers every group, so the step's launch count does not grow with the number of shapes.
+// A shape group as the DCT kernels see it: where its cells and coefficients start, the log2 of
+// its sides (every side is a power of two, so indexing is shifts and masks), how many lines a
+// block takes per axis and the first block of each axis's launch. One launch per pass covers
+// every group, so the step's launch count does not grow with the number of shapes.
 struct DctGroup {
     GroupShape shape;
     long long offset;  // first cell (air index)
     long long coef;    // first mode coefficient
-    int lines[3];
+    int log2n[3];
+    int log2lines[3];  // lines per block, log2
     long long first_block[3];
 };
 
@@ -48,23 +51,32 @@ struct Cplx<double> {
 
 // Twiddles come from one table of e^{-2 pi i j / kRootBase}; it serves every line length up to
 // kMaxLine (the Makhoul twiddle needs the 4N-th roots).
-inline constexpr int kRootBase = 4096;
-inline constexpr int kMaxLine = kRootBase / 4;
+inline constexpr int kLog2RootBase = 12;
+inline constexpr int kRootBase = 1 << kLog2RootBase;
+inline constexpr int kLog2MaxLine = kLog2RootBase - 2;
+inline constexpr int kMaxLine = 1 << kLog2MaxLine;
 inline constexpr int kDctThreads = 256;
 
-// Points of one tile (lines x line length): the shared memory a block uses, and at most 4
+// Points of one tile (lines x line length), log2: the shared memory a block uses, and at most 4
 // butterflies per thread per stage.
 template <typename Real>
-constexpr int tile_points() {
-    return sizeof(Real) == 4 ? 4096 : 2048;
+constexpr int log2_tile_points() {
+    return sizeof(Real) == 4 ? 12 : 11;
 }
 
-// Lines a block transforms at once for lines of n points; short lines are capped so that the
-// padding of each line keeps the tile within 48 KB of shared memory.
+inline int log2_of(long long v) {
+    int r = 0;
+    while ((1LL << r) < v)
+        ++r;
+    return r;
+}
+
+// Lines a block transforms at once for lines of 2^log2n points, log2; short lines are capped
+// so that the padding of each line keeps the tile within 48 KB of shared memory.
 template <typename Real>
-inline int tile_lines(int n) {
-    const int most = tile_points<Real>() / 4;
-    return tile_points<Real>() / n < most ? tile_points<Real>() / n : most;
+inline int log2_tile_lines(int log2n) {
+    const int most = log2_tile_points<Real>() - 2;
+    return log2_tile_points<Real>() - log2n < most ? log2_tile_points<Real>() - log2n : most;
 }
 
 // Shared bytes for a tile of `lines` lines of n points: the complex work line (n/2 + 1 entries,
@@ -75,6 +87,34 @@ inline size_t tile_shared_bytes(int lines, int n) {
     const size_t c = static_cast<size_t>(n / 2 + 1) * 2 * sizeof(Real);
     const size_t r = static_cast<size_t>(n + 1) * sizeof(Real);
     return static_cast<size_t>(lines) * (c + r);
+}
+
+// The DCT launches over a list of shape groups: per axis the blocks and the shared bytes.
+struct DctPlan {
+    unsigned blocks[3] = {0, 0, 0};
+    size_t shared[3] = {0, 0, 0};
+};
+
+// Appends a group (its sides must be powers of two up to kMaxLine) to `groups` and `plan`.
+template <typename Real>
+inline void add_dct_group(const GroupShape& s, long long offset, long long coef,
+                          std::vector<DctGroup>& groups, DctPlan& plan) {
+    DctGroup g{};
+    g.shape = s;
+    g.offset = offset;
+    g.coef = coef;
+    const int n[3] = {s.nx, s.ny, s.nz};
+    for (int a = 0; a < 3; ++a) {
+        g.log2n[a] = log2_of(n[a]);
+        g.log2lines[a] = log2_tile_lines<Real>(g.log2n[a]);
+        g.first_block[a] = plan.blocks[a];
+        const long long lines = s.count * s.nx * s.ny * s.nz / n[a];
+        const long long per = 1LL << g.log2lines[a];
+        plan.blocks[a] += static_cast<unsigned>((lines + per - 1) / per);
+        const size_t bytes = tile_shared_bytes<Real>(static_cast<int>(per), n[a]);
+        plan.shared[a] = plan.shared[a] > bytes ? plan.shared[a] : bytes;
+    }
+    groups.push_back(g);
 }
 
 template <typename C>
@@ -89,30 +129,32 @@ __device__ inline C conj_of(C a) {
 // The lines along `axis` of a group, in an order where consecutive lines are consecutive x
 // (or, for the x axis, consecutive rows).
 struct Lines {
-    int n;            // points per line
+    int n, ln;        // points per line, log2
     long long count;  // lines in the group
-    long long stride;
-    int axis, nx, ny;
-    long long cells;  // per partition
+    int ls;           // log2 of the stride between a line's points
+    int axis, lx, ly, lxy, lcells;
 
-    __host__ __device__ Lines(const GroupShape& g, int a)
-        : n(a == 0   ? g.nx
-            : a == 1 ? g.ny
-                     : g.nz),
-          count(g.count * g.nx * g.ny * g.nz / n),
-          stride(a == 0   ? 1
-                 : a == 1 ? g.nx
-                          : static_cast<long long>(g.nx) * g.ny),
+    __device__ Lines(const DctGroup& g, int a)
+        : n(1 << g.log2n[a]),
+          ln(g.log2n[a]),
+          count(g.shape.count << (g.log2n[0] + g.log2n[1] + g.log2n[2] - g.log2n[a])),
+          ls(a == 0   ? 0
+             : a == 1 ? g.log2n[0]
+                      : g.log2n[0] + g.log2n[1]),
           axis(a),
-          nx(g.nx),
-          ny(g.ny),
-          cells(static_cast<long long>(g.nx) * g.ny * g.nz) {}
+          lx(g.log2n[0]),
+          ly(g.log2n[1]),
+          lxy(g.log2n[0] + g.log2n[1]),
+          lcells(g.log2n[0] + g.log2n[1] + g.log2n[2]) {}
 
     __device__ long long base(long long l) const {
-        if (axis == 0) return l * nx;
-        const long long x = l % nx, r = l / nx;
-        if (axis == 1) return r * ny * nx + x;        // r = (p, z)
-        return (r / ny) * cells + (r % ny) * nx + x;  // r = (p, y)
+        if (axis == 0) return l << lx;
+        const long long x = l & ((1LL << lx) - 1), r = l >> lx;
+        if (axis == 1) return (r << lxy) + x;                                // r = (p, z)
+        return ((r >> ly) << lcells) + ((r & ((1LL << ly) - 1)) << lx) + x;  // r = (p, y)
+    }
+    __device__ long long at(long long l, int k) const {
+        return base(l) + (static_cast<long long>(k) << ls);
     }
 };
 
@@ -120,7 +162,7 @@ struct Lines {
 struct Tile {
     Lines ls;
     long long first;  // first line
-    int lines;
+    int lines, ll;    // lines in the tile, log2
     long long offset, coef;
 };
 
@@ -135,19 +177,19 @@ __device__ inline Tile find_tile(const DctGroup* __restrict__ groups, int count,
             hi = mid - 1;
     }
     const DctGroup& g = groups[lo];
-    return {Lines(g.shape, axis), (block - g.first_block[axis]) * g.lines[axis], g.lines[axis],
-            g.offset, g.coef};
+    const int ll = g.log2lines[axis];
+    return {Lines(g, axis), (block - g.first_block[axis]) << ll, 1 << ll, ll, g.offset, g.coef};
 }
 
-// Element e of a tile of `lines` lines: its line and its position along the line. On the x
-// axis consecutive threads walk along a line; on y and z across lines (consecutive x).
-__device__ inline void tile_element(const Lines& ls, int lines, int e, int& i, int& k) {
-    if (ls.axis == 0) {
-        i = e / ls.n;
-        k = e % ls.n;
+// Element e of a tile: its line and its position along the line. On the x axis consecutive
+// threads walk along a line; on y and z across lines (consecutive x).
+__device__ inline void tile_element(const Tile& t, int e, int& i, int& k) {
+    if (t.ls.axis == 0) {
+        i = e >> t.ls.ln;
+        k = e & (t.ls.n - 1);
     } else {
-        i = e % lines;
-        k = e / lines;
+        i = e & (t.lines - 1);
+        k = e >> t.ll;
     }
 }
 
@@ -156,28 +198,29 @@ __device__ inline int makhoul_pos(int n, int N) {
     return (n & 1) ? N - 1 - (n >> 1) : (n >> 1);
 }
 
-// One in-place Stockham stage of radix R over every line of the tile: all reads, a barrier, all
-// writes. Ns is the length of the sub-transforms already done.
-template <typename Real, int R, bool Inverse>
-__device__ void stockham_stage(typename Cplx<Real>::type* buf, int cs, int M, int lines, int Ns,
+// One in-place Stockham stage of radix R = 2^LR over every line of the tile (lines of M = 2^lm
+// points, 2^ll lines): all reads, a barrier, all writes. Ns = 2^lns is the length of the
+// sub-transforms already done.
+template <typename Real, int LR, bool Inverse>
+__device__ void stockham_stage(typename Cplx<Real>::type* buf, int cs, int lm, int ll, int lns,
                                const typename Cplx<Real>::type* __restrict__ roots) {
     using C = typename Cplx<Real>::type;
-    constexpr int kItems = 4;
-    const int per = M / R, items = lines * per;
-    const int step = kRootBase / (Ns * R);
+    constexpr int R = 1 << LR, kItems = 4;
+    const int lper = lm - LR, per = 1 << lper, items = 1 << (ll + lper);
+    const int Ns = 1 << lns, lstep = kLog2RootBase - lns - LR;
     C v[kItems][R];
 #pragma unroll
     for (int it = 0; it < kItems; ++it) {
         const int w = static_cast<int>(threadIdx.x) + it * kDctThreads;
         if (w >= items) break;
-        const int i = w / per, j = w % per;
+        const int i = w >> lper, j = w & (per - 1);
         const C* line = buf + i * cs;
-        const int jm = j % Ns;
+        const int jm = j & (Ns - 1);
 #pragma unroll
         for (int r = 0; r < R; ++r) {
-            C x = line[j + r * per];
+            C x = line[j + (r << lper)];
             if (r > 0) {
-                C t = roots[r * jm * step];
+                C t = roots[(r * jm) << lstep];
                 if (Inverse) t.y = -t.y;
                 x = cmul(x, t);
             }
@@ -204,71 +247,74 @@ __device__ void stockham_stage(typename Cplx<Real>::type* buf, int cs, int M, in
     for (int it = 0; it < kItems; ++it) {
         const int w = static_cast<int>(threadIdx.x) + it * kDctThreads;
         if (w >= items) break;
-        const int i = w / per, j = w % per;
+        const int i = w >> lper, j = w & (per - 1);
         C* line = buf + i * cs;
-        const int jm = j % Ns;
-        const int d = (j / Ns) * Ns * R + jm;
+        const int d = ((j >> lns) << (lns + LR)) + (j & (Ns - 1));
 #pragma unroll
         for (int r = 0; r < R; ++r)
-            line[d + r * Ns] = v[it][r];
+            line[d + (r << lns)] = v[it][r];
     }
     __syncthreads();
 }
 
-// Unnormalised complex FFT of length M (a power of two) of every line of the tile.
+// Unnormalised complex FFT of length 2^lm of every line of the tile.
 template <typename Real, bool Inverse>
-__device__ void tile_fft(typename Cplx<Real>::type* buf, int cs, int M, int lines,
+__device__ void tile_fft(typename Cplx<Real>::type* buf, int cs, int lm, int ll,
                          const typename Cplx<Real>::type* __restrict__ roots) {
-    int Ns = 1;
-    for (; Ns * 4 <= M; Ns *= 4)
-        stockham_stage<Real, 4, Inverse>(buf, cs, M, lines, Ns, roots);
-    if (Ns < M) stockham_stage<Real, 2, Inverse>(buf, cs, M, lines, Ns, roots);
+    int lns = 0;
+    for (; lns + 2 <= lm; lns += 2)
+        stockham_stage<Real, 2, Inverse>(buf, cs, lm, ll, lns, roots);
+    if (lns < lm) stockham_stage<Real, 1, Inverse>(buf, cs, lm, ll, lns, roots);
 }
 
 // After the forward FFT of the packed line: REDFT10 bins k and N - k for k in [0, N/2], handed
-// to emit(line, bin, value).
-// Threads walk the bins of a line on the x axis and across lines on y and z, as tile_element.
+// to emit(line, bin, value). Threads walk the bins of a line on the x axis and across lines on
+// y and z, as tile_element; the thread of k = 0 also gives bin N/2.
 template <typename Real, typename Emit>
-__device__ void forward_bins(const typename Cplx<Real>::type* buf, int cs, int axis, int N,
-                             int lines, const typename Cplx<Real>::type* __restrict__ roots,
-                             Emit emit) {
+__device__ void forward_bins(const typename Cplx<Real>::type* buf, int cs, const Tile& t,
+                             const typename Cplx<Real>::type* __restrict__ roots, Emit emit) {
     using C = typename Cplx<Real>::type;
-    const int M = N / 2, h = M + 1;
-    for (int e = static_cast<int>(threadIdx.x); e < lines * h; e += kDctThreads) {
-        const int i = axis == 0 ? e / h : e % lines, k = axis == 0 ? e % h : e / lines;
+    const int ln = t.ls.ln, N = t.ls.n, lm = ln - 1, M = N / 2;
+    const bool along = t.ls.axis == 0;
+    for (int e = static_cast<int>(threadIdx.x); e < t.lines * M; e += kDctThreads) {
+        const int i = along ? e >> lm : e & (t.lines - 1);
+        const int k0 = along ? e & (M - 1) : e >> t.ll;
         const C* line = buf + i * cs;
-        const C z = line[k % M], zc = conj_of(line[(M - k) % M]);
-        // Even and odd halves of the real FFT, then V_k = E + e^{-2 pi i k / N} O.
-        const C ev = {(z.x + zc.x) / 2, (z.y + zc.y) / 2};
-        const C od = {(z.y - zc.y) / 2, -(z.x - zc.x) / 2};
-        const C wo = cmul(roots[k * (kRootBase / N)], od);
-        const C V = {ev.x + wo.x, ev.y + wo.y};
-        const C t = roots[k * (kMaxLine / N)];  // e^{-i pi k / (2N)} = (c, -s)
-        const Real c = t.x, s = -t.y;
-        emit(i, k, 2 * (c * V.x + s * V.y));
-        if (k > 0 && 2 * k != N) emit(i, N - k, 2 * (s * V.x - c * V.y));
+        for (int k = k0; k <= M; k += M) {
+            const C z = line[k & (M - 1)], zc = conj_of(line[(M - k) & (M - 1)]);
+            // Even and odd halves of the real FFT, then V_k = E + e^{-2 pi i k / N} O.
+            const C ev = {(z.x + zc.x) / 2, (z.y + zc.y) / 2};
+            const C od = {(z.y - zc.y) / 2, -(z.x - zc.x) / 2};
+            const C wo = cmul(roots[k << (kLog2RootBase - ln)], od);
+            const C V = {ev.x + wo.x, ev.y + wo.y};
+            const C tw = roots[k << (kLog2MaxLine - ln)];  // e^{-i pi k / (2N)} = (c, -s)
+            const Real c = tw.x, s = -tw.y;
+            emit(i, k, 2 * (c * V.x + s * V.y));
+            if (k > 0 && k != M) emit(i, N - k, 2 * (s * V.x - c * V.y));
+            if (k > 0) break;
+        }
     }
 }
 
 // Before the inverse FFT: the packed half-length spectrum whose inverse FFT is the REDFT01 of
 // the bins bin(line, k), in Makhoul's order.
 template <typename Real, typename Bin>
-__device__ void inverse_pack(typename Cplx<Real>::type* buf, int cs, int N, int lines,
+__device__ void inverse_pack(typename Cplx<Real>::type* buf, int cs, const Tile& t,
                              const typename Cplx<Real>::type* __restrict__ roots, Bin bin) {
     using C = typename Cplx<Real>::type;
-    const int M = N / 2;
+    const int ln = t.ls.ln, N = t.ls.n, lm = ln - 1, M = N / 2;
     // Y_k of the length-N real inverse FFT, from bins k and N - k.
     auto half = [&](int i, int k) -> C {
         const Real xk = bin(i, k), xnk = k > 0 ? bin(i, N - k) : Real(0);
-        const C t = roots[k * (kMaxLine / N)];
-        const Real c = t.x, s = -t.y;
+        const C tw = roots[k << (kLog2MaxLine - ln)];
+        const Real c = tw.x, s = -tw.y;
         return {c * xk + s * xnk, s * xk - c * xnk};
     };
-    for (int e = static_cast<int>(threadIdx.x); e < lines * M; e += kDctThreads) {
-        const int i = e / M, k = e % M;
+    for (int e = static_cast<int>(threadIdx.x); e < t.lines * M; e += kDctThreads) {
+        const int i = e >> lm, k = e & (M - 1);
         const C y = half(i, k), ym = conj_of(half(i, M - k));
         const C a = {y.x + ym.x, y.y + ym.y};
-        C w = roots[k * (kRootBase / N)];
+        C w = roots[k << (kLog2RootBase - ln)];
         w.y = -w.y;  // e^{+2 pi i k / N}
         const C b = cmul(C{y.x - ym.x, y.y - ym.y}, w);
         buf[i * cs + k] = {a.x - b.y, a.y + b.x};
@@ -277,29 +323,36 @@ __device__ void inverse_pack(typename Cplx<Real>::type* buf, int cs, int N, int 
 
 // Loads a tile of lines into the complex work lines in Makhoul's order (v packed as reals).
 template <typename Real>
-__device__ void load_packed(const Lines& ls, long long first, int lines, const Real* in, Real* work,
-                            int cs) {
-    const int N = ls.n;
-    for (int e = static_cast<int>(threadIdx.x); e < lines * N; e += kDctThreads) {
+__device__ void load_packed(const Tile& t, const Real* in, Real* work, int cs) {
+    const int N = t.ls.n;
+    for (int e = static_cast<int>(threadIdx.x); e < t.lines * N; e += kDctThreads) {
         int i, k;
-        tile_element(ls, lines, e, i, k);
-        const long long l = first + i;
-        Real v = 0;
-        if (l < ls.count) v = in[ls.base(l) + k * ls.stride];
-        work[2 * i * cs + makhoul_pos(k, N)] = v;
+        tile_element(t, e, i, k);
+        const long long l = t.first + i;
+        work[2 * i * cs + makhoul_pos(k, N)] = l < t.ls.count ? in[t.ls.at(l, k)] : Real(0);
     }
 }
 
 // Stores the inverse FFT's packed output, undoing Makhoul's order.
 template <typename Real>
-__device__ void store_packed(const Lines& ls, long long first, int lines, const Real* work, int cs,
-                             Real* out) {
-    const int N = ls.n;
-    for (int e = static_cast<int>(threadIdx.x); e < lines * N; e += kDctThreads) {
+__device__ void store_packed(const Tile& t, const Real* work, int cs, Real* out) {
+    const int N = t.ls.n;
+    for (int e = static_cast<int>(threadIdx.x); e < t.lines * N; e += kDctThreads) {
         int i, k;
-        tile_element(ls, lines, e, i, k);
-        const long long l = first + i;
-        if (l < ls.count) out[ls.base(l) + k * ls.stride] = work[2 * i * cs + makhoul_pos(k, N)];
+        tile_element(t, e, i, k);
+        const long long l = t.first + i;
+        if (l < t.ls.count) out[t.ls.at(l, k)] = work[2 * i * cs + makhoul_pos(k, N)];
+    }
+}
+
+// Loads a tile of lines as they are (the bins of the inverse transforms).
+template <typename Real>
+__device__ void load_bins(const Tile& t, const Real* in, Real* bins, int rs) {
+    for (int e = static_cast<int>(threadIdx.x); e < t.lines * t.ls.n; e += kDctThreads) {
+        int i, k;
+        tile_element(t, e, i, k);
+        const long long l = t.first + i;
+        bins[i * rs + k] = l < t.ls.count ? in[t.ls.at(l, k)] : Real(0);
     }
 }
 
@@ -312,22 +365,20 @@ __global__ void __launch_bounds__(kDctThreads)
     using C = typename Cplx<Real>::type;
     extern __shared__ unsigned char smem[];
     const Tile t = find_tile(groups, count, axis);
-    const Lines& ls = t.ls;
     Real* data = field + t.offset;
-    const int N = ls.n, M = N / 2, cs = M + 1, lines = t.lines;
-    const long long first = t.first;
-    if (N == 1) {
-        for (int i = static_cast<int>(threadIdx.x); i < lines; i += kDctThreads)
-            if (first + i < ls.count) data[ls.base(first + i)] *= 2;
+    const int cs = t.ls.n / 2 + 1;
+    if (t.ls.n == 1) {
+        for (int i = static_cast<int>(threadIdx.x); i < t.lines; i += kDctThreads)
+            if (t.first + i < t.ls.count) data[t.ls.base(t.first + i)] *= 2;
         return;
     }
     C* buf = reinterpret_cast<C*>(smem);
-    load_packed(ls, first, lines, data, reinterpret_cast<Real*>(buf), cs);
+    load_packed(t, data, reinterpret_cast<Real*>(buf), cs);
     __syncthreads();
-    tile_fft<Real, false>(buf, cs, M, lines, roots);
-    forward_bins<Real>(buf, cs, axis, N, lines, roots, [&](int i, int k, Real x) {
-        const long long l = first + i;
-        if (l < ls.count) data[ls.base(l) + k * ls.stride] = x;
+    tile_fft<Real, false>(buf, cs, t.ls.ln - 1, t.ll, roots);
+    forward_bins<Real>(buf, cs, t, roots, [&](int i, int k, Real x) {
+        const long long l = t.first + i;
+        if (l < t.ls.count) data[t.ls.at(l, k)] = x;
     });
 }
 
@@ -340,29 +391,22 @@ __global__ void __launch_bounds__(kDctThreads)
     using C = typename Cplx<Real>::type;
     extern __shared__ unsigned char smem[];
     const Tile t = find_tile(groups, count, axis);
-    const Lines& ls = t.ls;
     const Real* in = in_field + t.offset;
     Real* out = out_field + t.offset;
-    const int N = ls.n, M = N / 2, cs = M + 1, rs = N + 1, lines = t.lines;
-    const long long first = t.first;
-    if (N == 1) {
-        for (int i = static_cast<int>(threadIdx.x); i < lines; i += kDctThreads)
-            if (first + i < ls.count) out[ls.base(first + i)] = in[ls.base(first + i)];
+    const int cs = t.ls.n / 2 + 1, rs = t.ls.n + 1;
+    if (t.ls.n == 1) {
+        for (int i = static_cast<int>(threadIdx.x); i < t.lines; i += kDctThreads)
+            if (t.first + i < t.ls.count) out[t.ls.base(t.first + i)] = in[t.ls.base(t.first + i)];
         return;
     }
     C* buf = reinterpret_cast<C*>(smem);
-    Real* bins = reinterpret_cast<Real*>(buf + lines * cs);
-    for (int e = static_cast<int>(threadIdx.x); e < lines * N; e += kDctThreads) {
-        int i, k;
-        tile_element(ls, lines, e, i, k);
-        const long long l = first + i;
-        bins[i * rs + k] = l < ls.count ? in[ls.base(l) + k * ls.stride] : Real(0);
-    }
+    Real* bins = reinterpret_cast<Real*>(buf + t.lines * cs);
+    load_bins(t, in, bins, rs);
     __syncthreads();
-    inverse_pack<Real>(buf, cs, N, lines, roots, [&](int i, int k) { return bins[i * rs + k]; });
+    inverse_pack<Real>(buf, cs, t, roots, [&](int i, int k) { return bins[i * rs + k]; });
     __syncthreads();
-    tile_fft<Real, true>(buf, cs, M, lines, roots);
-    store_packed(ls, first, lines, reinterpret_cast<const Real*>(buf), cs, out);
+    tile_fft<Real, true>(buf, cs, t.ls.ln - 1, t.ll, roots);
+    store_packed(t, reinterpret_cast<const Real*>(buf), cs, out);
 }
 
 // Mode arrays and coefficients of the z kernel.
@@ -386,40 +430,38 @@ __global__ void __launch_bounds__(kDctThreads)
     using C = typename Cplx<Real>::type;
     extern __shared__ unsigned char smem[];
     const Tile t = find_tile(groups, count, 2);
-    const Lines& ls = t.ls;
     Real* data = field + t.offset;
     Real* cur = modes.cur + t.offset;
     Real* old = modes.old + t.offset;
     const Real* __restrict__ a = modes.a + t.coef;
     const Real* __restrict__ b = modes.b + t.coef;
     const Real* __restrict__ phi = modes.phi + t.coef;
-    const int N = ls.n, M = N / 2, cs = M + 1, rs = N + 1, lines = t.lines;
-    const long long first = t.first;
+    const int N = t.ls.n, cs = N / 2 + 1, rs = N + 1;
     C* buf = reinterpret_cast<C*>(smem);
-    Real* bins = reinterpret_cast<Real*>(buf + lines * cs);
+    Real* bins = reinterpret_cast<Real*>(buf + t.lines * cs);
     if (N == 1) {
-        for (int i = static_cast<int>(threadIdx.x); i < lines; i += kDctThreads)
-            if (first + i < ls.count) bins[i * rs] = 2 * data[ls.base(first + i)];
+        for (int i = static_cast<int>(threadIdx.x); i < t.lines; i += kDctThreads)
+            if (t.first + i < t.ls.count) bins[i * rs] = 2 * data[t.ls.base(t.first + i)];
     } else {
-        load_packed(ls, first, lines, data, reinterpret_cast<Real*>(buf), cs);
+        load_packed(t, data, reinterpret_cast<Real*>(buf), cs);
         __syncthreads();
-        tile_fft<Real, false>(buf, cs, M, lines, roots);
-        forward_bins<Real>(buf, cs, 2, N, lines, roots,
-                           [&](int i, int k, Real x) { bins[i * rs + k] = x; });
+        tile_fft<Real, false>(buf, cs, t.ls.ln - 1, t.ll, roots);
+        forward_bins<Real>(buf, cs, t, roots, [&](int i, int k, Real x) { bins[i * rs + k] = x; });
     }
     __syncthreads();
-    for (int e = static_cast<int>(threadIdx.x); e < lines * N; e += kDctThreads) {
+    const long long cell_mask = (1LL << t.ls.lcells) - 1;
+    for (int e = static_cast<int>(threadIdx.x); e < t.lines * N; e += kDctThreads) {
         int i, k;
-        tile_element(ls, lines, e, i, k);
-        const long long l = first + i;
-        if (l >= ls.count) continue;
-        const long long m = ls.base(l) + k * ls.stride;
-        const long long c = m % ls.cells;
+        tile_element(t, e, i, k);
+        const long long l = t.first + i;
+        if (l >= t.ls.count) continue;
+        const long long m = t.ls.at(l, k);
+        const long long c = m & cell_mask;
         const Real f = bins[i * rs + k];
         Real pn;
         if (init) {
             // The DCT round trip's 1/(8 cells), which b carries for the update.
-            pn = f * static_cast<Real>(1.0 / (8.0 * static_cast<double>(ls.cells)));
+            pn = f * static_cast<Real>(1.0 / (8.0 * static_cast<double>(cell_mask + 1)));
             cur[m] = pn;
         } else {
             pn = mode_update(a[c], b[c], cur[m], old[m], f);
@@ -429,14 +471,14 @@ __global__ void __launch_bounds__(kDctThreads)
     }
     __syncthreads();
     if (N == 1) {
-        for (int i = static_cast<int>(threadIdx.x); i < lines; i += kDctThreads)
-            if (first + i < ls.count) data[ls.base(first + i)] = bins[i * rs];
+        for (int i = static_cast<int>(threadIdx.x); i < t.lines; i += kDctThreads)
+            if (t.first + i < t.ls.count) data[t.ls.base(t.first + i)] = bins[i * rs];
         return;
     }
-    inverse_pack<Real>(buf, cs, N, lines, roots, [&](int i, int k) { return bins[i * rs + k]; });
+    inverse_pack<Real>(buf, cs, t, roots, [&](int i, int k) { return bins[i * rs + k]; });
     __syncthreads();
-    tile_fft<Real, true>(buf, cs, M, lines, roots);
-    store_packed(ls, first, lines, reinterpret_cast<const Real*>(buf), cs, data);
+    tile_fft<Real, true>(buf, cs, t.ls.ln - 1, t.ll, roots);
+    store_packed(t, reinterpret_cast<const Real*>(buf), cs, data);
 }
 
 }  // namespace ardent::ard::cuda
