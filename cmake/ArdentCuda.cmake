@@ -9,11 +9,13 @@ if(NOT ARDENT_CUDA STREQUAL "OFF")
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
+    # Set before enable_language: afterwards CMake has filled in nvcc's own default (sm_75 for
+    # CUDA 13), which the H100/H200 would only run through a PTX JIT of older code.
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES 90-real 90-virtual CACHE STRING "CUDA architectures")
+    endif()
     enable_language(CUDA)
     find_package(CUDAToolkit REQUIRED)
-    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "52")
-      set(CMAKE_CUDA_ARCHITECTURES 90-real 90-virtual)
-    endif()
     # CMake 3.25 does not know nvcc's C++20 flag; nvcc has had it since CUDA 12.
     if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
       set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")

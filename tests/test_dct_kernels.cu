@@ -79,6 +79,13 @@ void check_shapes(const std::vector<GroupShape>& shapes, double tol) {
     Real *d_field, *d_out, *d_cur, *d_old, *d_one;
     C* d_roots;
     DctGroup* d_groups;
+    int32_t* d_bg[3];
+    for (int a = 0; a < 3; ++a) {
+        CHECK_CUDA(cudaMalloc(&d_bg[a], plan.block_group[a].size() * sizeof(int32_t)));
+        CHECK_CUDA(cudaMemcpy(d_bg[a], plan.block_group[a].data(),
+                              plan.block_group[a].size() * sizeof(int32_t),
+                              cudaMemcpyHostToDevice));
+    }
     const size_t bytes = cells * sizeof(Real);
     CHECK_CUDA(cudaMalloc(&d_field, bytes));
     CHECK_CUDA(cudaMalloc(&d_out, bytes));
@@ -92,16 +99,16 @@ void check_shapes(const std::vector<GroupShape>& shapes, double tol) {
     CHECK_CUDA(cudaMemcpy(d_roots, roots.data(), kRootBase * sizeof(C), cudaMemcpyHostToDevice));
     CHECK_CUDA(cudaMemcpy(d_groups, groups.data(), groups.size() * sizeof(DctGroup),
                           cudaMemcpyHostToDevice));
-    const int ng = static_cast<int>(groups.size());
     for (int a = 0; a < 2; ++a)
-        dct_forward<Real><<<blocks[a], kDctThreads, shared[a]>>>(d_groups, ng, a, d_roots, d_field);
+        dct_forward<Real><<<blocks[a], kDctThreads, plan.shared_forward[a]>>>(d_groups, d_bg[a], a,
+                                                                              d_roots, d_field);
     const ModeArrays<Real> m{d_cur, d_old, d_one, d_one, d_one};
     dct_z_modes<Real>
-        <<<blocks[2], kDctThreads, shared[2]>>>(d_groups, ng, d_roots, d_field, m, true);
+        <<<blocks[2], kDctThreads, shared[2]>>>(d_groups, d_bg[2], d_roots, d_field, m, true);
     dct_inverse<Real>
-        <<<blocks[1], kDctThreads, shared[1]>>>(d_groups, ng, 1, d_roots, d_field, d_field);
+        <<<blocks[1], kDctThreads, shared[1]>>>(d_groups, d_bg[1], 1, d_roots, d_field, d_field);
     dct_inverse<Real>
-        <<<blocks[0], kDctThreads, shared[0]>>>(d_groups, ng, 0, d_roots, d_field, d_out);
+        <<<blocks[0], kDctThreads, shared[0]>>>(d_groups, d_bg[0], 0, d_roots, d_field, d_out);
     CHECK_CUDA(cudaGetLastError());
     CHECK_CUDA(cudaDeviceSynchronize());
     std::vector<Real> modes(cells), back(cells);

@@ -85,7 +85,7 @@ size_t state_bytes(const Layout& L, size_t coefs, size_t samples) {
     return R * ((L.air_cells + L.pml_cells) + 3 * L.air_cells + 3 * coefs +
                 L.air_lines * 2 * kReach + 2 * L.pml_cells + 2 * L.pml.size() * L.pml_depth +
                 samples) +
-           sizeof(InterfaceLine) * L.lines.size() + sizeof(PmlLine) * L.pml.size() +
+           sizeof(InterfaceLine) * L.lines.size() + sizeof(int32_t) * kReach * L.pml.size() +
            sizeof(int32_t) * (L.receivers.size() + L.grid_cells.size()) + 2 * R * kRootBase +
            sizeof(DctGroup) * L.groups.size();
 }
@@ -167,8 +167,12 @@ class ArdCuda final : public Solver, public Profiled {
         b_.upload(b, t);
         phi_.upload(phi, t);
         correction_.allocate(L.air_lines * 2 * kReach, t);
-        lines_.upload(L.lines, t);
-        pml_.upload(L.pml, t);
+        lines_.upload(device_lines(), t);
+        std::vector<int32_t> pml_air(L.pml.size() * kReach);
+        for (size_t l = 0; l < L.pml.size(); ++l)
+            for (int j = 0; j < kReach; ++j)
+                pml_air[static_cast<size_t>(j) * L.pml.size() + l] = L.pml[l].air[j];
+        pml_air_.upload(pml_air, t);
         pml_old_.allocate(L.pml_cells, t);
         psi_.allocate(L.pml.size() * static_cast<size_t>(std::max(L.pml_depth - 1, 0)), t);
         sigma_.upload(sigma, t);
@@ -182,6 +186,8 @@ class ArdCuda final : public Solver, public Profiled {
         energy_.allocate(1, t);
         ARDENT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
         dct_groups_.upload(groups_, t);
+        for (int a = 0; a < 3; ++a)
+            block_group_[a].upload(dct_.block_group[a], t);
         roots_.upload(roots_table(), t);
 
         receivers_.assign(L.receivers.size(), {});
@@ -328,7 +334,7 @@ class ArdCuda final : public Solver, public Profiled {
     }
 
   private:
-    static constexpr uint64_t kMagic = 0x3130414455434452ULL;  // "RDCUDA01"
+    static constexpr uint64_t kMagic = 0x3230414455434452ULL;  // "RDCUDA02"
     static constexpr size_t kCheckEvery = 64;
     struct Header {
         uint64_t real_size, air, pml, psi, receivers, grid;
@@ -377,6 +383,27 @@ class ArdCuda final : public Solver, public Profiled {
         }
     }
 
+    // The interface lines with PML cells renumbered into the device's depth-major PML layout
+    // (cell k of PML line l at air_cells + k * lines + l instead of air_cells + l * depth + k).
+    std::vector<InterfaceLine> device_lines() const {
+        const Layout& L = layout_;
+        const long long air = static_cast<long long>(L.air_cells);
+        const long long n = static_cast<long long>(L.pml.size()), D = L.pml_depth;
+        auto renumber = [&](int32_t& c) {
+            if (c < air) return;
+            const long long r = c - air;
+            c = static_cast<int32_t>(air + (r % D) * n + r / D);
+        };
+        std::vector<InterfaceLine> lines = L.lines;
+        for (InterfaceLine& line : lines)
+            for (int j = 0; j < kReach; ++j)
+                for (int32_t* c : {&line.right[j], &line.left[j], &line.far_right[j],
+                                   &line.far_left[j], &line.own_right[j], &line.own_left[j]})
+                    renumber(*c);
+        return lines;
+    }
+
+    // sigma dt per PML cell and the decay per inner face, depth-major as the PML field.
     void build_pml_profile(std::vector<Real>& sigma, std::vector<Real>& decay) const {
         const Layout& L = layout_;
         const int D = L.pml_depth;
@@ -385,10 +412,10 @@ class ArdCuda final : public Solver, public Profiled {
         for (size_t l = 0; l < L.pml.size(); ++l) {
             const double smax = L.pml[l].sigma_max;
             for (int k = 0; k < D; ++k)
-                sigma[l * D + k] =
+                sigma[static_cast<size_t>(k) * L.pml.size() + l] =
                     static_cast<Real>(smax * std::pow((k + 0.5) / D, kPmlProfileOrder) * dt_);
             for (int f = 0; f + 1 < D; ++f)
-                decay[l * (D - 1) + f] = static_cast<Real>(
+                decay[static_cast<size_t>(f) * L.pml.size() + l] = static_cast<Real>(
                     std::exp(-smax * std::pow((f + 1.0) / D, kPmlProfileOrder) * dt_));
         }
     }
@@ -407,10 +434,9 @@ class ArdCuda final : public Solver, public Profiled {
 
     // Forward DCT along x and y of the forcing, in place (the z pass is in modes()).
     void forward_dct(Real* data) const {
-        const int n = static_cast<int>(groups_.size());
         for (int a = 0; a < 2; ++a)
-            dct_forward<Real><<<dct_.blocks[a], kDctThreads, dct_.shared[a], stream_>>>(
-                dct_groups_.get(), n, a, roots_.get(), data);
+            dct_forward<Real><<<dct_.blocks[a], kDctThreads, dct_.shared_forward[a], stream_>>>(
+                dct_groups_.get(), block_group_[a].get(), a, roots_.get(), data);
     }
 
     // Forward z DCT, mode update, inverse z DCT, in place in `data`.
@@ -418,16 +444,15 @@ class ArdCuda final : public Solver, public Profiled {
         const ModeArrays<Real> m{modes_[cur].get(), modes_[1 - cur].get(), a_.get(), b_.get(),
                                  phi_.get()};
         dct_z_modes<Real><<<dct_.blocks[2], kDctThreads, dct_.shared[2], stream_>>>(
-            dct_groups_.get(), static_cast<int>(groups_.size()), roots_.get(), data, m, init);
+            dct_groups_.get(), block_group_[2].get(), roots_.get(), data, m, init);
     }
 
     // Inverse DCT along y (in place) and x (into `out`).
     void inverse_dct(Real* data, Real* out) const {
-        const int n = static_cast<int>(groups_.size());
         dct_inverse<Real><<<dct_.blocks[1], kDctThreads, dct_.shared[1], stream_>>>(
-            dct_groups_.get(), n, 1, roots_.get(), data, data);
+            dct_groups_.get(), block_group_[1].get(), 1, roots_.get(), data, data);
         dct_inverse<Real><<<dct_.blocks[0], kDctThreads, dct_.shared[0], stream_>>>(
-            dct_groups_.get(), n, 0, roots_.get(), data, out);
+            dct_groups_.get(), block_group_[0].get(), 0, roots_.get(), data, out);
     }
 
     void line_batches(size_t first, size_t last, Real* force) const {
@@ -478,7 +503,7 @@ class ArdCuda final : public Solver, public Profiled {
         if (!L.pml.empty()) {
             const long long n = static_cast<long long>(L.pml.size());
             update_pml<<<blocks(n), kBlock, 0, stream_>>>(
-                pml_.get(), n, L.pml_depth, static_cast<long long>(L.air_cells), field_.get(),
+                pml_air_.get(), n, L.pml_depth, static_cast<long long>(L.air_cells), field_.get(),
                 pml_old_.get(), psi_.get(), sigma_.get(), decay_.get(), courant2_);
         }
         mark("forward DCT x, y");
@@ -554,8 +579,9 @@ class ArdCuda final : public Solver, public Profiled {
         decay_, source_, samples_;
     DeviceArray<Complex> roots_;
     DeviceArray<DctGroup> dct_groups_;
+    DeviceArray<int32_t> block_group_[3];
     DeviceArray<InterfaceLine> lines_;
-    DeviceArray<PmlLine> pml_;
+    DeviceArray<int32_t> pml_air_;
     DeviceArray<int32_t> sample_cells_;
     DeviceArray<unsigned long long> step_counter_;
     DeviceArray<double> energy_;

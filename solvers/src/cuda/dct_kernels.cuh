@@ -57,12 +57,14 @@ inline constexpr int kLog2MaxLine = kLog2RootBase - 2;
 inline constexpr int kMaxLine = 1 << kLog2MaxLine;
 inline constexpr int kDctThreads = 256;
 
-// Points of one tile (lines x line length), log2: the shared memory a block uses, and at most 4
-// butterflies per thread per stage.
+// Points of one tile (lines x line length), log2: the shared memory a block uses, and at most 2
+// butterflies per thread per stage (kItems), which keeps registers low enough for 4 or more
+// resident blocks per SM.
 template <typename Real>
 constexpr int log2_tile_points() {
-    return sizeof(Real) == 4 ? 12 : 11;
+    return sizeof(Real) == 4 ? 11 : 10;
 }
+inline constexpr int kItems = 2;
 
 inline int log2_of(long long v) {
     int r = 0;
@@ -80,19 +82,22 @@ inline int log2_tile_lines(int log2n) {
 }
 
 // Shared bytes for a tile of `lines` lines of n points: the complex work line (n/2 + 1 entries,
-// the +1 keeps lines on different banks) and the real spectrum line (n + 1) of the inverse and
-// z kernels.
+// the +1 keeps lines on different banks) and, with `bins`, the real spectrum line (n + 1) of the
+// inverse and z kernels.
 template <typename Real>
-inline size_t tile_shared_bytes(int lines, int n) {
+inline size_t tile_shared_bytes(int lines, int n, bool bins) {
     const size_t c = static_cast<size_t>(n / 2 + 1) * 2 * sizeof(Real);
-    const size_t r = static_cast<size_t>(n + 1) * sizeof(Real);
+    const size_t r = bins ? static_cast<size_t>(n + 1) * sizeof(Real) : 0;
     return static_cast<size_t>(lines) * (c + r);
 }
 
-// The DCT launches over a list of shape groups: per axis the blocks and the shared bytes.
+// The DCT launches over a list of shape groups: per axis the blocks and the shared bytes of the
+// forward kernel and of the inverse and z kernels.
 struct DctPlan {
     unsigned blocks[3] = {0, 0, 0};
+    size_t shared_forward[3] = {0, 0, 0};
     size_t shared[3] = {0, 0, 0};
+    std::vector<int32_t> block_group[3];  // per axis: the group of each block
 };
 
 // Appends a group (its sides must be powers of two up to kMaxLine) to `groups` and `plan`.
@@ -110,9 +115,14 @@ inline void add_dct_group(const GroupShape& s, long long offset, long long coef,
         g.first_block[a] = plan.blocks[a];
         const long long lines = s.count * s.nx * s.ny * s.nz / n[a];
         const long long per = 1LL << g.log2lines[a];
-        plan.blocks[a] += static_cast<unsigned>((lines + per - 1) / per);
-        const size_t bytes = tile_shared_bytes<Real>(static_cast<int>(per), n[a]);
-        plan.shared[a] = plan.shared[a] > bytes ? plan.shared[a] : bytes;
+        const unsigned nb = static_cast<unsigned>((lines + per - 1) / per);
+        plan.blocks[a] += nb;
+        plan.block_group[a].insert(plan.block_group[a].end(), nb,
+                                   static_cast<int32_t>(groups.size()));
+        const size_t fb = tile_shared_bytes<Real>(static_cast<int>(per), n[a], false);
+        const size_t ib = tile_shared_bytes<Real>(static_cast<int>(per), n[a], true);
+        plan.shared_forward[a] = plan.shared_forward[a] > fb ? plan.shared_forward[a] : fb;
+        plan.shared[a] = plan.shared[a] > ib ? plan.shared[a] : ib;
     }
     groups.push_back(g);
 }
@@ -158,7 +168,7 @@ struct Lines {
     }
 };
 
-// The group of this block (binary search over the launch's block ranges) and the tile's lines.
+// The group of this block (from the launch's block-to-group table) and the tile's lines.
 struct Tile {
     Lines ls;
     long long first;  // first line
@@ -166,19 +176,19 @@ struct Tile {
     long long offset, coef;
 };
 
-__device__ inline Tile find_tile(const DctGroup* __restrict__ groups, int count, int axis) {
+__device__ inline Tile find_tile(const DctGroup* __restrict__ groups,
+                                 const int32_t* __restrict__ block_group, int axis) {
+    const DctGroup& g = groups[block_group[blockIdx.x]];
     const long long block = blockIdx.x;
-    int lo = 0, hi = count - 1;
-    while (lo < hi) {
-        const int mid = (lo + hi + 1) / 2;
-        if (groups[mid].first_block[axis] <= block)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    const DctGroup& g = groups[lo];
     const int ll = g.log2lines[axis];
     return {Lines(g, axis), (block - g.first_block[axis]) << ll, 1 << ll, ll, g.offset, g.coef};
+}
+
+// Elements of a full tile per thread; loads are issued all at once (unrolled) so that their
+// latencies overlap.
+template <typename Real>
+constexpr int tile_elements_per_thread() {
+    return (1 << log2_tile_points<Real>()) / kDctThreads;
 }
 
 // Element e of a tile: its line and its position along the line. On the x axis consecutive
@@ -205,7 +215,7 @@ template <typename Real, int LR, bool Inverse>
 __device__ void stockham_stage(typename Cplx<Real>::type* buf, int cs, int lm, int ll, int lns,
                                const typename Cplx<Real>::type* __restrict__ roots) {
     using C = typename Cplx<Real>::type;
-    constexpr int R = 1 << LR, kItems = 4;
+    constexpr int R = 1 << LR;
     const int lper = lm - LR, per = 1 << lper, items = 1 << (ll + lper);
     const int Ns = 1 << lns, lstep = kLog2RootBase - lns - LR;
     C v[kItems][R];
@@ -321,16 +331,40 @@ __device__ void inverse_pack(typename Cplx<Real>::type* buf, int cs, const Tile&
     }
 }
 
+// Reads every element of the tile from `in` (zero past the group's last line), all loads in
+// flight together, then hands each to put(line, position, value).
+template <typename Real, typename Put>
+__device__ void load_tile(const Tile& t, const Real* in, Put put) {
+    constexpr int kPer = tile_elements_per_thread<Real>();
+    const int total = t.lines * t.ls.n;
+    Real v[kPer];
+#pragma unroll
+    for (int it = 0; it < kPer; ++it) {
+        const int e = static_cast<int>(threadIdx.x) + it * kDctThreads;
+        v[it] = Real(0);
+        if (e < total) {
+            int i, k;
+            tile_element(t, e, i, k);
+            const long long l = t.first + i;
+            if (l < t.ls.count) v[it] = in[t.ls.at(l, k)];
+        }
+    }
+#pragma unroll
+    for (int it = 0; it < kPer; ++it) {
+        const int e = static_cast<int>(threadIdx.x) + it * kDctThreads;
+        if (e < total) {
+            int i, k;
+            tile_element(t, e, i, k);
+            put(i, k, v[it]);
+        }
+    }
+}
+
 // Loads a tile of lines into the complex work lines in Makhoul's order (v packed as reals).
 template <typename Real>
 __device__ void load_packed(const Tile& t, const Real* in, Real* work, int cs) {
     const int N = t.ls.n;
-    for (int e = static_cast<int>(threadIdx.x); e < t.lines * N; e += kDctThreads) {
-        int i, k;
-        tile_element(t, e, i, k);
-        const long long l = t.first + i;
-        work[2 * i * cs + makhoul_pos(k, N)] = l < t.ls.count ? in[t.ls.at(l, k)] : Real(0);
-    }
+    load_tile(t, in, [&](int i, int k, Real v) { work[2 * i * cs + makhoul_pos(k, N)] = v; });
 }
 
 // Stores the inverse FFT's packed output, undoing Makhoul's order.
@@ -348,23 +382,18 @@ __device__ void store_packed(const Tile& t, const Real* work, int cs, Real* out)
 // Loads a tile of lines as they are (the bins of the inverse transforms).
 template <typename Real>
 __device__ void load_bins(const Tile& t, const Real* in, Real* bins, int rs) {
-    for (int e = static_cast<int>(threadIdx.x); e < t.lines * t.ls.n; e += kDctThreads) {
-        int i, k;
-        tile_element(t, e, i, k);
-        const long long l = t.first + i;
-        bins[i * rs + k] = l < t.ls.count ? in[t.ls.at(l, k)] : Real(0);
-    }
+    load_tile(t, in, [&](int i, int k, Real v) { bins[i * rs + k] = v; });
 }
 
 // Forward DCT (REDFT10) along `axis` of every line of every group, in place. Lines of one point
 // are the factor 2 alone.
 template <typename Real>
-__global__ void __launch_bounds__(kDctThreads)
-    dct_forward(const DctGroup* groups, int count, int axis,
+__global__ void __launch_bounds__(kDctThreads, 4)
+    dct_forward(const DctGroup* groups, const int32_t* block_group, int axis,
                 const typename Cplx<Real>::type* __restrict__ roots, Real* field) {
     using C = typename Cplx<Real>::type;
     extern __shared__ unsigned char smem[];
-    const Tile t = find_tile(groups, count, axis);
+    const Tile t = find_tile(groups, block_group, axis);
     Real* data = field + t.offset;
     const int cs = t.ls.n / 2 + 1;
     if (t.ls.n == 1) {
@@ -384,13 +413,13 @@ __global__ void __launch_bounds__(kDctThreads)
 
 // Inverse DCT (REDFT01, unnormalised) along `axis`, from `in` to `out` (which may be `in`).
 template <typename Real>
-__global__ void __launch_bounds__(kDctThreads)
-    dct_inverse(const DctGroup* groups, int count, int axis,
+__global__ void __launch_bounds__(kDctThreads, 4)
+    dct_inverse(const DctGroup* groups, const int32_t* block_group, int axis,
                 const typename Cplx<Real>::type* __restrict__ roots, const Real* in_field,
                 Real* out_field) {
     using C = typename Cplx<Real>::type;
     extern __shared__ unsigned char smem[];
-    const Tile t = find_tile(groups, count, axis);
+    const Tile t = find_tile(groups, block_group, axis);
     const Real* in = in_field + t.offset;
     Real* out = out_field + t.offset;
     const int cs = t.ls.n / 2 + 1, rs = t.ls.n + 1;
@@ -423,13 +452,13 @@ struct ModeArrays {
 // old level) or, for `init`, the modes set to the DCT of the initial field, then the inverse DCT
 // of the filtered modes phi p_new, all in place in `field`.
 template <typename Real>
-__global__ void __launch_bounds__(kDctThreads)
-    dct_z_modes(const DctGroup* groups, int count,
+__global__ void __launch_bounds__(kDctThreads, 4)
+    dct_z_modes(const DctGroup* groups, const int32_t* block_group,
                 const typename Cplx<Real>::type* __restrict__ roots, Real* field,
                 ModeArrays<Real> modes, bool init) {
     using C = typename Cplx<Real>::type;
     extern __shared__ unsigned char smem[];
-    const Tile t = find_tile(groups, count, 2);
+    const Tile t = find_tile(groups, block_group, 2);
     Real* data = field + t.offset;
     Real* cur = modes.cur + t.offset;
     Real* old = modes.old + t.offset;
@@ -449,25 +478,48 @@ __global__ void __launch_bounds__(kDctThreads)
         forward_bins<Real>(buf, cs, t, roots, [&](int i, int k, Real x) { bins[i * rs + k] = x; });
     }
     __syncthreads();
+    // All of a thread's mode and coefficient loads are issued before any update.
     const long long cell_mask = (1LL << t.ls.lcells) - 1;
-    for (int e = static_cast<int>(threadIdx.x); e < t.lines * N; e += kDctThreads) {
+    constexpr int kPer = tile_elements_per_thread<Real>();
+    const int total = t.lines * N;
+    long long m[kPer], c[kPer];
+    Real pc[kPer], po[kPer], ca[kPer], cb[kPer], cp[kPer];
+#pragma unroll
+    for (int it = 0; it < kPer; ++it) {
+        const int e = static_cast<int>(threadIdx.x) + it * kDctThreads;
+        m[it] = -1;
+        if (e >= total) continue;
         int i, k;
         tile_element(t, e, i, k);
         const long long l = t.first + i;
         if (l >= t.ls.count) continue;
-        const long long m = t.ls.at(l, k);
-        const long long c = m & cell_mask;
+        m[it] = t.ls.at(l, k);
+        c[it] = m[it] & cell_mask;
+        cp[it] = phi[c[it]];
+        if (!init) {
+            pc[it] = cur[m[it]];
+            po[it] = old[m[it]];
+            ca[it] = a[c[it]];
+            cb[it] = b[c[it]];
+        }
+    }
+#pragma unroll
+    for (int it = 0; it < kPer; ++it) {
+        if (m[it] < 0) continue;
+        const int e = static_cast<int>(threadIdx.x) + it * kDctThreads;
+        int i, k;
+        tile_element(t, e, i, k);
         const Real f = bins[i * rs + k];
         Real pn;
         if (init) {
             // The DCT round trip's 1/(8 cells), which b carries for the update.
             pn = f * static_cast<Real>(1.0 / (8.0 * static_cast<double>(cell_mask + 1)));
-            cur[m] = pn;
+            cur[m[it]] = pn;
         } else {
-            pn = mode_update(a[c], b[c], cur[m], old[m], f);
+            pn = mode_update(ca[it], cb[it], pc[it], po[it], f);
         }
-        old[m] = pn;
-        bins[i * rs + k] = phi[c] * pn;
+        old[m[it]] = pn;
+        bins[i * rs + k] = cp[it] * pn;
     }
     __syncthreads();
     if (N == 1) {

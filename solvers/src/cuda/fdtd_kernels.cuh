@@ -10,46 +10,38 @@
 
 #include <cstdint>
 
+#include "../fdtd_sweep.h"
 #include "ardent/solvers/fdtd_physics.h"
 
 namespace ardent::fdtd::cuda {
 
-inline constexpr int kTileX = 32;  // one warp along x: coalesced rows, one mask word per warp row
-inline constexpr int kTileY = 8;
 inline constexpr int kBlock = 256;  // 1-D kernels
-
-struct SweepShape {
-    int nx = 0, ny = 0;  // grid cells along x and y (x fastest)
-    long long sy = 0;    // nx
-    long long sz = 0;    // nx ny
-    int words = 0;       // mask words per (y, z) row: ceil(nx / 32)
-};
 
 template <typename Real>
 struct BoundaryCoef {
     Real centre, near, prev;
 };
 
-// One step for the interior cells. zrange[tile] = [first, last) z of the tile's interior cells
-// (first >= 1 and last <= nz - 1, so the column's reads stay inside the grid; empty: first ==
-// last). Every read below is inside the grid for x < nx, y < ny: an interior cell is never on the
-// grid's edge, and rows wrap into their neighbours for the lanes at x = 0 and nx - 1.
+// One step for the interior cells; the tables are fdtd_sweep.h's (sweep_updates() there walks them
+// the same way on the host, for the tests). Every read below is inside the grid for x < nx, y < ny
+// and z in [first - 1, last]: the z ranges keep off the grid's first and last planes, and rows
+// wrap into their neighbours for the lanes at x = 0 and nx - 1.
 template <typename Real>
 __global__ void __launch_bounds__(kTileX* kTileY)
     interior_sweep(const Real* __restrict__ p, Real* __restrict__ next,
-                   const uint32_t* __restrict__ mask, const int2* __restrict__ zrange, SweepShape s,
-                   Real lambda2) {
-    const int2 zr = zrange[blockIdx.y * gridDim.x + blockIdx.x];
+                   const uint32_t* __restrict__ mask, const ZRange* __restrict__ zrange,
+                   SweepShape s, Real lambda2) {
+    const ZRange zr = zrange[blockIdx.y * gridDim.x + blockIdx.x];
     const int x = static_cast<int>(blockIdx.x) * kTileX + static_cast<int>(threadIdx.x);
     const int y = static_cast<int>(blockIdx.y) * kTileY + static_cast<int>(threadIdx.y);
-    if (zr.x >= zr.y || x >= s.nx || y >= s.ny) return;  // whole tiles, or the grid's last tiles
-    long long i = zr.x * s.sz + y * s.sy + x;
-    const uint32_t* m = mask + (static_cast<long long>(zr.x) * s.ny + y) * s.words + blockIdx.x;
+    if (zr.first >= zr.last || x >= s.nx || y >= s.ny) return;  // empty tiles, the grid's last
+    long long i = zr.first * s.sz + y * s.sy + x;
+    const uint32_t* m = mask + (static_cast<long long>(zr.first) * s.ny + y) * s.words + blockIdx.x;
     const long long mask_step = static_cast<long long>(s.ny) * s.words;
     const uint32_t lane = 1u << threadIdx.x;
     Real below = p[i - s.sz];
     Real centre = p[i];
-    for (int z = zr.x; z < zr.y; ++z) {
+    for (int z = zr.first; z < zr.last; ++z) {
         const Real above = p[i + s.sz];
         // Same order of additions as the CPU backend.
         const Real nb = p[i - 1] + p[i + 1] + p[i - s.sy] + p[i + s.sy] + below + above;

@@ -80,36 +80,39 @@ __global__ inline void tick(unsigned long long* step) {
 }
 
 // One thread per PML line: the new level goes into the field and the current one into `old`,
-// which is the CPU backend's update followed by its swap.
+// which is the CPU backend's update followed by its swap. Every PML array is stored depth-major
+// ([k][line]), so that neighbouring threads read neighbouring words.
 template <typename Real>
-__global__ void update_pml(const PmlLine* lines, long long count, int depth, long long air_cells,
-                           Real* field, Real* old, Real* psi_all, const Real* sigma_dt,
-                           const Real* face_decay, Real courant2) {
+__global__ void update_pml(const int32_t* __restrict__ air, long long count, int depth,
+                           long long air_cells, Real* field, Real* old, Real* psi,
+                           const Real* __restrict__ sigma_dt, const Real* __restrict__ face_decay,
+                           Real courant2) {
     const long long l = thread_index();
     if (l >= count) return;
-    const PmlLine& line = lines[l];
-    Real* p = field + air_cells + l * depth;
+    Real* p = field + air_cells + l;
     Real cur[kMaxPmlDepth];
     for (int k = 0; k < depth; ++k)
-        cur[k] = p[k];
+        cur[k] = p[k * count];
     auto val = [&](int i) -> Real {
-        if (i < 0) return field[line.air[-1 - i]];
+        if (i < 0) return field[air[(-1 - i) * count + l]];
         if (i >= depth) i = 2 * depth - 1 - i;  // rigid back: even extension
         return cur[i];
     };
-    Real* psi = psi_all + l * (depth - 1);
-    Real* o = old + l * depth;
+    Real* ps = psi + l;
+    Real* o = old + l;
     for (int k = 0; k < depth; ++k) {
         Real lap = 0;
         for (int m = -kReach; m <= kReach; ++m)
             lap += static_cast<Real>(stencil(m)) * val(k + m);
-        const Real front = k > 0 ? psi[k - 1] : Real(0);
-        const Real back = k + 1 < depth ? psi[k] : Real(0);
-        p[k] = pml_pressure(cur[k], o[k], lap, back - front, sigma_dt[l * depth + k], courant2);
-        o[k] = cur[k];
+        const Real front = k > 0 ? ps[(k - 1) * count] : Real(0);
+        const Real back = k + 1 < depth ? ps[k * count] : Real(0);
+        p[k * count] = pml_pressure(cur[k], o[k * count], lap, back - front,
+                                    sigma_dt[k * count + l], courant2);
+        o[k * count] = cur[k];
     }
     for (int f = 0; f + 1 < depth; ++f)
-        psi[f] = pml_auxiliary(psi[f], val(f + 1) - val(f), face_decay[l * (depth - 1) + f]);
+        ps[f * count] =
+            pml_auxiliary(ps[f * count], val(f + 1) - val(f), face_decay[f * count + l]);
 }
 
 // Sum of squares in double, one atomic per block.
