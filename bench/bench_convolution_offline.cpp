@@ -1,7 +1,8 @@
 // Offline convolution speed beside the references users know, in one run on the same files:
 // 60 s of stereo noise at 48 kHz through a 3 s IR (exponentially decaying noise, the same IR for
 // both channels, because SoX's `fir` applies one filter to every channel). Times Ardent's library
-// on one thread and on every core, `ardent auralize` end to end on one thread, SoX's `fir` effect
+// (convolve_audio, the call `ardent auralize` makes, with its FFT plan cache and without) on one
+// thread and on every core, `ardent auralize` end to end on one thread, SoX's `fir` effect
 // (and a plain SoX copy, its file overhead), and SciPy's fftconvolve and oaconvolve (the
 // convolution call alone); checks that all outputs agree; prints JSON (bench/README.md).
 // Usage: bench_convolution_offline [--seconds S] [--ir-seconds S] [--repeats R] [--keep DIR]
@@ -26,6 +27,8 @@
 
 #include "ardent/auralize/audio_io.h"
 #include "ardent/auralize/fft_convolution.h"
+#include "ardent/auralize/fft_plan_cache.h"
+#include "ardent/auralize/render.h"
 
 namespace {
 
@@ -64,6 +67,11 @@ double difference_db(const ardent::audio::Audio& a, const ardent::audio::Audio& 
         peak = std::max(peak, std::fabs(static_cast<double>(b.samples[i])));
     }
     return 20 * std::log10(std::max(err, 1e-300) / peak);
+}
+
+double load_average() {
+    double l[3] = {0, 0, 0};
+    return ::getloadavg(l, 3) > 0 ? l[0] : -1;
 }
 
 }  // namespace
@@ -123,41 +131,43 @@ int main(int argc, char** argv) {
         {"seconds", seconds},   {"channels", 2},
         {"sample_rate", fs_hz}, {"ir_seconds", ir_seconds},
         {"ir_taps", taps},      {"fft_size", ardent::auralize::choose_fft_size(frames, taps)}};
+    out["load_average_1min_before"] = load_average();
     out["cores"] = std::thread::hardware_concurrency();
 
-    // Ardent, library: both channels, one thread, then every core; median of the repeats. First
-    // with estimated FFTW plans (as `ardent auralize` runs on a machine without FFTW wisdom),
-    // then with measured ones, whose one-off planning time is reported apart.
-    const std::vector<float> left = dry.channel(0), right = dry.channel(1);
-    ardent::audio::Audio ours;
+    // Ardent, library, through convolve_audio, the call `ardent auralize` makes, on the stereo
+    // file as read: both channels, one thread, then every core; median of the repeats. With the
+    // FFT plan cache as the command line uses it (measured plans, kept in $XDG_CACHE_HOME/ardent;
+    // here a fresh directory, so its first use measures the plans, timed apart), then with FFTW's
+    // estimated plans (--no-fft-cache).
+    const fs::path cache_home = dir / "cache";
+    ::setenv("XDG_CACHE_HOME", cache_home.c_str(), 1);
+    const std::vector<std::vector<float>> irs = {ir.samples};
+    ardent::audio::Audio ours, estimated;
     const auto run_library = [&](int threads, bool measure) {
         std::vector<double> t;
         for (int r = 0; r < repeats; ++r) {
             const auto t0 = Clock::now();
-            const ardent::auralize::ConvolutionOptions o{.threads = threads,
-                                                         .measure_fft = measure};
-            const auto yl = ardent::auralize::convolve(left, ir.samples, o);
-            const auto yr = ardent::auralize::convolve(right, ir.samples, o);
+            auto rendered =
+                ardent::auralize::convolve_audio(dry, irs, ardent::auralize::Pairing::ByChannel,
+                                                 {.threads = threads, .measure_fft = measure});
             t.push_back(seconds_since(t0));
-            if (r == 0 && threads == 1 && !measure) {
-                ours.sample_rate = fs_hz;
-                ours.channels = 2;
-                ours.samples.resize(2 * yl.size());
-                for (size_t i = 0; i < yl.size(); ++i) {
-                    ours.samples[2 * i] = yl[i];
-                    ours.samples[2 * i + 1] = yr[i];
-                }
-            }
+            if (r == 0 && threads == 1 && measure) ours = std::move(rendered.audio);
+            if (r == 0 && threads == 1 && !measure) estimated = std::move(rendered.audio);
         }
         return median(t);
     };
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    // Estimated plans first: once a measured plan of the size is in FFTW's wisdom, estimated
+    // planning returns it too.
     const double est1 = run_library(1, false), est_all = run_library(cores, false);
-    // The first measured convolution plans (FFTW_MEASURE); later ones reuse the plan.
     const auto plan0 = Clock::now();
-    ardent::auralize::convolve(std::span<const float>(left).first(taps), ir.samples,
-                               {.measure_fft = true});
-    const double planning = seconds_since(plan0);
+    const auto cache_warnings =
+        ardent::auralize::enable_plan_cache(ardent::auralize::default_plan_cache_dir());
+    // The first convolution of this size measures its plans and writes the cache.
+    ardent::auralize::convolve_audio(dry, irs, ardent::auralize::Pairing::ByChannel,
+                                     {.measure_fft = true});
+    const double first_run = seconds_since(plan0);
+    const auto cache_report = ardent::auralize::take_plan_cache_report();
     const double mea1 = run_library(1, true), mea_all = run_library(cores, true);
     const auto report = [&](double one, double all) {
         return nlohmann::ordered_json{{"seconds_one_thread", one},
@@ -165,16 +175,33 @@ int main(int argc, char** argv) {
                                       {"seconds_all_cores", all},
                                       {"realtime_factor_per_core", seconds / all / cores}};
     };
+    out["ardent_library_plan_cache"] = report(mea1, mea_all);
+    out["ardent_library_plan_cache"]["first_run_seconds"] = first_run;
+    out["ardent_library_plan_cache"]["measuring_seconds_once"] = cache_report.measuring_seconds;
+    out["ardent_library_plan_cache"]["sizes_measured"] = cache_report.measured;
+    out["ardent_library_plan_cache"]["cache_warnings"] = cache_warnings;
     out["ardent_library_estimated_plans"] = report(est1, est_all);
-    out["ardent_library_measured_plans"] = report(mea1, mea_all);
-    out["ardent_library_measured_plans"]["planning_seconds_once"] = planning;
+    out["ardent_library_estimated_plans"]["difference_to_measured_db"] =
+        difference_db(estimated, ours);
 
-    // Ardent, command line, one thread (reading, resampling checks, convolving, writing).
-    std::vector<double> cli;
-    for (int r = 0; r < repeats; ++r)
-        cli.push_back(timed_command("cd '" + dir.string() + "' && '" + ARDENT_CLI +
-                                    "' auralize dry.wav ir.wav -o ardent.wav --force --threads 1"));
-    out["ardent_cli"] = {{"seconds", median(cli)}, {"realtime_factor", seconds / median(cli)}};
+    // Ardent, command line, one thread (reading, checks, convolving, writing), with the plan
+    // cache the library run above filled (the command line's state from its second run on), and
+    // with --no-fft-cache.
+    const auto cli_times = [&](const std::string& extra) {
+        std::vector<double> t;
+        for (int r = 0; r < repeats; ++r)
+            t.push_back(timed_command("cd '" + dir.string() + "' && XDG_CACHE_HOME='" +
+                                      cache_home.string() + "' '" + ARDENT_CLI +
+                                      "' auralize dry.wav ir.wav -o ardent.wav --force "
+                                      "--threads 1" +
+                                      extra));
+        return median(t);
+    };
+    const double cli = cli_times(""), cli_est = cli_times(" --no-fft-cache");
+    out["ardent_cli"] = {{"seconds", cli},
+                         {"realtime_factor", seconds / cli},
+                         {"seconds_no_fft_cache", cli_est},
+                         {"realtime_factor_no_fft_cache", seconds / cli_est}};
 
     // SoX: the fir effect, and a plain copy for its file overhead.
     std::vector<double> sox, sox_copy;
@@ -235,6 +262,7 @@ print(json.dumps(res))
             out["scipy_fftconvolve"] = "python3 with numpy and scipy not found or failed";
         }
     }
+    out["load_average_1min_after"] = load_average();
     std::printf("%s\n", out.dump(2).c_str());
     if (keep.empty()) fs::remove_all(dir);
     return 0;

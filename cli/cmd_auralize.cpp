@@ -17,6 +17,7 @@
 #include "ardent/auralize/ambisonics.h"
 #include "ardent/auralize/audio_io.h"
 #include "ardent/auralize/binaural.h"
+#include "ardent/auralize/fft_plan_cache.h"
 #include "ardent/auralize/hrtf.h"
 #include "ardent/auralize/ir_grid.h"
 #include "ardent/auralize/levels.h"
@@ -94,7 +95,7 @@ Action add_auralize(CLI::App& app) {
         "auralize", "Render a dry recording through an impulse response or a listener grid");
     struct Opts {
         std::string dry, ir, output, hrtf, listener, facing = "1,0,0", up = "0,0,1", normalize;
-        bool ambisonics = false, force = false;
+        bool ambisonics = false, force = false, no_fft_cache = false;
         int threads = 0;
     };
     auto o = std::make_shared<Opts>();
@@ -121,6 +122,9 @@ Action add_auralize(CLI::App& app) {
     cmd->add_option("--threads", o->threads, "Worker threads (default: every core)")
         ->check(CLI::NonNegativeNumber);
     cmd->add_flag("--force", o->force, "Replace the output file if it exists");
+    cmd->add_flag("--no-fft-cache", o->no_fft_cache,
+                  "Neither read nor write the FFT plan cache ($XDG_CACHE_HOME/ardent); FFTW then "
+                  "estimates its plans (slower convolution)");
 
     return [o]() {
         // ---- everything that can be checked before reading audio ------------------------------
@@ -265,7 +269,26 @@ Action add_auralize(CLI::App& app) {
         const auto pairing = foa || role == auralize::ChannelRole::AmbiX
                                  ? auralize::Pairing::MonoSource
                                  : auralize::Pairing::ByChannel;
-        auralize::Rendered r = auralize::convolve_audio(dry, irs, pairing, threads);
+        // Measured FFT plans convolve up to twice as fast as estimated ones, but measuring a large
+        // size takes seconds: worth it only when the result is kept for later runs.
+        bool measure = false;
+        if (!o->no_fft_cache) {
+            for (const auto& w : auralize::enable_plan_cache(auralize::default_plan_cache_dir()))
+                std::fprintf(stderr, "ardent: warning: %s\n", w.c_str());
+            measure = auralize::plan_cache_enabled();
+        }
+        auralize::Rendered r = auralize::convolve_audio(
+            dry, irs, pairing, {.threads = threads, .measure_fft = measure});
+        {
+            const auto cache = auralize::take_plan_cache_report();
+            for (const auto& w : cache.warnings)
+                std::fprintf(stderr, "ardent: warning: %s\n", w.c_str());
+            if (cache.measured > 0)
+                std::printf(
+                    "FFT plans measured for this transform size (%.1f s, once): cached in "
+                    "%s for later runs\n",
+                    cache.measuring_seconds, auralize::default_plan_cache_dir().c_str());
+        }
         if (r.downmixed)
             std::printf("the %d-channel dry signal was mixed to mono (it is one source)\n",
                         dry.channels);

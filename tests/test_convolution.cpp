@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <random>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -132,6 +133,65 @@ TEST(FftConvolution, ThreeSecondIrStaysWithinMinus120Db) {
     const double db = 20 * std::log10(err / peak);
     RecordProperty("error_db", std::to_string(db));
     EXPECT_LE(db, -120.0);
+}
+
+// Interleaved input and output, several signals and filters in one pass, signals and filters of
+// different lengths (so outputs of different lengths), one and three threads: every output equals
+// the direct form, and nothing outside the outputs' samples is written.
+TEST(FftConvolution, ConvolveIntoReadsAndWritesInterleavedAudio) {
+    const size_t frames = 30000;
+    const auto left = noise(frames, 11), right = noise(frames, 12), mono = noise(7000, 13);
+    std::vector<float> stereo(2 * frames);
+    for (size_t i = 0; i < frames; ++i) {
+        stereo[2 * i] = left[i];
+        stereo[2 * i + 1] = right[i];
+    }
+    const std::vector<std::vector<float>> hs = {noise(5000, 14, 1000), noise(300, 15),
+                                                noise(9000, 16, 2000)};
+    const std::vector<std::span<const float>> filters(hs.begin(), hs.end());
+    const std::vector<auralize::StridedSignal> signals = {
+        {stereo.data(), frames, 2}, {stereo.data() + 1, frames, 2}, {mono.data(), mono.size(), 1}};
+    // Output channels (interleaved, 4 wide): left * h0, right * h0, mono * h1, mono * h2.
+    const struct {
+        size_t signal, filter;
+        const std::vector<float>* x;
+    } wanted[] = {{0, 0, &left}, {1, 0, &right}, {2, 1, &mono}, {2, 2, &mono}};
+    const size_t len = frames + 5000 - 1;
+    for (int threads : {1, 3}) {
+        SCOPED_TRACE(testing::Message() << threads << " threads");
+        std::vector<float> out(4 * len + 4, 99.0f);  // one spare frame: must stay untouched
+        std::vector<auralize::ConvolutionOutput> outputs;
+        for (size_t c = 0; c < 4; ++c)
+            outputs.push_back({wanted[c].signal, wanted[c].filter, out.data() + c, 4});
+        auralize::convolve_into(signals, filters, outputs, {.threads = threads});
+        for (size_t c = 0; c < 4; ++c) {
+            const auto ref = direct(*wanted[c].x, hs[wanted[c].filter]);
+            std::vector<float> y(ref.size());
+            for (size_t i = 0; i < y.size(); ++i)
+                y[i] = out[4 * i + c];
+            EXPECT_LE(error_db(y, ref), -120.0) << "channel " << c;
+            // Past its own length a channel is left as it was.
+            EXPECT_EQ(out[4 * ref.size() + c], 99.0f) << "channel " << c;
+        }
+        for (size_t c = 0; c < 4; ++c)
+            EXPECT_EQ(out[4 * len + c], 99.0f);
+    }
+}
+
+TEST(FftConvolution, ConvolveIntoRejectsBadOutputs) {
+    const std::vector<float> x(100, 1.0f), h(10, 1.0f);
+    std::vector<float> out(200);
+    const auralize::StridedSignal sig{x.data(), x.size(), 1};
+    const std::span<const float> filter(h);
+    const auto run = [&](auralize::ConvolutionOutput o) {
+        auralize::convolve_into(std::span<const auralize::StridedSignal>(&sig, 1),
+                                std::span<const std::span<const float>>(&filter, 1),
+                                std::span<const auralize::ConvolutionOutput>(&o, 1));
+    };
+    EXPECT_THROW(run({1, 0, out.data(), 1}), std::invalid_argument);
+    EXPECT_THROW(run({0, 1, out.data(), 1}), std::invalid_argument);
+    EXPECT_THROW(run({0, 0, nullptr, 1}), std::invalid_argument);
+    EXPECT_NO_THROW(run({0, 0, out.data(), 1}));
 }
 
 TEST(FftConvolution, ChoosesSizesThatHoldTheFilter) {

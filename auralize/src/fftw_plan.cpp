@@ -1,10 +1,22 @@
 #include "fftw_plan.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
 #include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "ardent/auralize/fft_plan_cache.h"
 
 namespace ardent::auralize::detail {
 // FFTW's planner keeps global state (wisdom, twiddle caches): one plan at a time per process.
@@ -14,6 +26,148 @@ std::mutex& planner_mutex() {
 }
 
 namespace {
+
+namespace fs = std::filesystem;
+
+// The plan cache's state; guarded by planner_mutex(), like the wisdom it mirrors.
+struct PlanCache {
+    bool enabled = false;
+    fs::path dir;
+    std::string saved;  // the wisdom as last read or written: unchanged wisdom is not rewritten
+    std::vector<std::string> warnings;
+    size_t measured = 0;
+    double measuring_seconds = 0;
+};
+
+PlanCache& cache() {
+    static PlanCache c;
+    return c;
+}
+
+// Measured plans an administrator stored with fftwf-wisdom serve every later plan of those sizes,
+// estimated ones included. Read once, before the user's cache (imports merge into the wisdom).
+void import_system_wisdom_once() {
+    static const bool imported = fftwf_import_system_wisdom() != 0;
+    (void)imported;
+}
+
+std::string errno_text() {
+    return std::strerror(errno);
+}
+
+std::string export_wisdom() {
+    char* s = fftwf_export_wisdom_to_string();
+    if (!s) return {};
+    std::string out(s);
+    std::free(s);
+    return out;
+}
+
+// Writes the current wisdom to the cache file through a temporary file renamed over it, so a
+// reader (another ardent process) sees the old file or the new one, never half of one.
+void save_wisdom(PlanCache& c) {
+    const std::string text = export_wisdom();
+    if (text.empty() || text == c.saved) return;
+    const fs::path file = plan_cache_file(c.dir);
+    std::string tmp = (c.dir / ".fftwf-wisdom-XXXXXX").string();
+    const int fd = ::mkstemp(tmp.data());
+    if (fd < 0) {
+        c.warnings.push_back("cannot write the FFT plan cache in '" + c.dir.string() +
+                             "': " + errno_text() + " (plans will be measured again next time)");
+        return;
+    }
+    size_t done = 0;
+    bool ok = true;
+    while (ok && done < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        ok = n > 0;
+        if (ok) done += static_cast<size_t>(n);
+    }
+    ok = ::close(fd) == 0 && ok;
+    ok = ok && ::rename(tmp.c_str(), file.c_str()) == 0;
+    if (!ok) {
+        c.warnings.push_back("cannot write the FFT plan cache '" + file.string() +
+                             "': " + errno_text() + " (plans will be measured again next time)");
+        ::unlink(tmp.c_str());
+        return;
+    }
+    c.saved = text;
+}
+
+// mkdir -m 0700 for every missing component of `dir` (XDG: created directories are private).
+bool make_private_dirs(const fs::path& dir, std::string& why) {
+    fs::path sofar;
+    for (const auto& part : dir) {
+        sofar /= part;
+        if (::mkdir(sofar.c_str(), 0700) != 0 && errno != EEXIST) {
+            why = "cannot create '" + sofar.string() + "': " + errno_text();
+            return false;
+        }
+    }
+    return true;
+}
+
+// A directory we may trust with plans: a real directory (not a link), ours, not writable by
+// others.
+bool safe_dir(const fs::path& dir, std::string& why) {
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) != 0) {
+        why = "cannot use '" + dir.string() + "': " + errno_text();
+        return false;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        why = "'" + dir.string() + "' is not a directory (a symbolic link is not followed)";
+        return false;
+    }
+    if (st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+        why = "'" + dir.string() + "' belongs to another user or is writable by others";
+        return false;
+    }
+    return true;
+}
+
+// Reads the cache file into FFTW's wisdom; returns a warning, empty when fine or absent.
+std::string load_wisdom(PlanCache& c) {
+    const fs::path file = plan_cache_file(c.dir);
+    const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) return {};
+        return "ignoring the FFT plan cache '" + file.string() + "': " + errno_text();
+    }
+    struct stat st {};
+    std::string text;
+    std::string why;
+    constexpr off_t kMaxBytes = 16 << 20;  // wisdom is a few kB per size
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        why = "not a regular file";
+    else if (st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+        why = "it belongs to another user or is writable by others";
+    else if (st.st_size > kMaxBytes)
+        why = "too large to be FFTW wisdom";
+    else {
+        text.resize(static_cast<size_t>(st.st_size));
+        size_t done = 0;
+        while (done < text.size()) {
+            const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            done += static_cast<size_t>(n);
+        }
+        if (done != text.size()) why = "it could not be read";
+    }
+    ::close(fd);
+    if (why.empty() && fftwf_import_wisdom_from_string(text.c_str()) == 0) {
+        // A failed import leaves FFTW's wisdom as it was; start clean anyway, so nothing of
+        // the bad file survives, and keep the system's wisdom.
+        fftwf_forget_wisdom();
+        fftwf_import_system_wisdom();
+        why = "it is not valid FFTW wisdom (it will be replaced)";
+    }
+    if (!why.empty()) return "ignoring the FFT plan cache '" + file.string() + "': " + why;
+    c.saved = text;
+    return {};
+}
 
 fftwf_complex* as_fftw(std::complex<float>* p) {
     // std::complex<float> is layout-compatible with float[2] ([complex.numbers]), which is what
@@ -49,17 +203,36 @@ RealFft::RealFft(size_t n, Planning planning, bool in_place) : n_(n) {
     const unsigned flags = planning == Planning::Measure ? FFTW_MEASURE : FFTW_ESTIMATE;
     const int size = static_cast<int>(n);
     std::lock_guard lock(planner_mutex());
-    // Measured plans an administrator stored with fftwf-wisdom serve every later plan of those
-    // sizes, estimated ones included.
-    static const bool system_wisdom = fftwf_import_system_wisdom() != 0;
-    (void)system_wisdom;
-    if (in_place) {
-        auto* data = reinterpret_cast<float*>(spectrum.get());
-        forward_ = fftwf_plan_dft_r2c_1d(size, data, as_fftw(spectrum.get()), flags);
-        inverse_ = fftwf_plan_dft_c2r_1d(size, as_fftw(spectrum.get()), data, flags);
-    } else {
-        forward_ = fftwf_plan_dft_r2c_1d(size, real.get(), as_fftw(spectrum.get()), flags);
-        inverse_ = fftwf_plan_dft_c2r_1d(size, as_fftw(spectrum.get()), real.get(), flags);
+    import_system_wisdom_once();
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto make = [&](unsigned f) {
+        if (in_place) {
+            auto* data = reinterpret_cast<float*>(spectrum.get());
+            forward_ = fftwf_plan_dft_r2c_1d(size, data, as_fftw(spectrum.get()), f);
+            inverse_ = fftwf_plan_dft_c2r_1d(size, as_fftw(spectrum.get()), data, f);
+        } else {
+            forward_ = fftwf_plan_dft_r2c_1d(size, real.get(), as_fftw(spectrum.get()), f);
+            inverse_ = fftwf_plan_dft_c2r_1d(size, as_fftw(spectrum.get()), real.get(), f);
+        }
+    };
+    PlanCache& c = cache();
+    bool from_wisdom = false;
+    if (planning == Planning::Measure && c.enabled) {
+        // Plans already in the wisdom come back at once; only new sizes are measured and saved.
+        make(flags | FFTW_WISDOM_ONLY);
+        from_wisdom = forward_ && inverse_;
+        if (!from_wisdom) {
+            if (forward_) fftwf_destroy_plan(forward_);
+            if (inverse_) fftwf_destroy_plan(inverse_);
+            forward_ = inverse_ = nullptr;
+        }
+    }
+    if (!from_wisdom) make(flags);
+    if (planning == Planning::Measure && c.enabled && !from_wisdom && forward_ && inverse_) {
+        ++c.measured;
+        c.measuring_seconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        save_wisdom(c);
     }
     if (!forward_ || !inverse_) {
         if (forward_) fftwf_destroy_plan(forward_);
@@ -94,3 +267,64 @@ void RealFft::inverse_in_place(float* data) const {
 }
 
 }  // namespace ardent::auralize::detail
+
+namespace ardent::auralize {
+
+std::filesystem::path default_plan_cache_dir() {
+    namespace fs = std::filesystem;
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x && fs::path(x).is_absolute())
+        return fs::path(x) / "ardent";
+    if (const char* home = std::getenv("HOME"); home && *home && fs::path(home).is_absolute())
+        return fs::path(home) / ".cache" / "ardent";
+    return {};
+}
+
+std::filesystem::path plan_cache_file(const std::filesystem::path& dir) {
+    // Named apart from the solvers' wisdom (fftw-wisdom-*) in the same directory: single
+    // precision, one-dimensional real transforms only.
+    return dir / "fftwf-wisdom-convolution";
+}
+
+std::vector<std::string> enable_plan_cache(const std::filesystem::path& dir) {
+    std::lock_guard lock(detail::planner_mutex());
+    detail::PlanCache& c = detail::cache();
+    c.enabled = false;
+    std::vector<std::string> warnings;
+    std::string why;
+    if (dir.empty())
+        why = "no cache directory (neither XDG_CACHE_HOME nor HOME is an absolute path)";
+    else if (detail::make_private_dirs(dir, why) && detail::safe_dir(dir, why))
+        why.clear();
+    if (!why.empty()) {
+        warnings.push_back("FFT plan cache not used: " + why + "; plans are estimated");
+        return warnings;
+    }
+    detail::import_system_wisdom_once();
+    c.dir = dir;
+    c.saved.clear();
+    if (std::string w = detail::load_wisdom(c); !w.empty()) warnings.push_back(w);
+    c.enabled = true;
+    return warnings;
+}
+
+void disable_plan_cache() {
+    std::lock_guard lock(detail::planner_mutex());
+    detail::cache().enabled = false;
+}
+
+bool plan_cache_enabled() {
+    std::lock_guard lock(detail::planner_mutex());
+    return detail::cache().enabled;
+}
+
+PlanCacheReport take_plan_cache_report() {
+    std::lock_guard lock(detail::planner_mutex());
+    detail::PlanCache& c = detail::cache();
+    PlanCacheReport r{c.measured, c.measuring_seconds, std::move(c.warnings)};
+    c.warnings.clear();
+    c.measured = 0;
+    c.measuring_seconds = 0;
+    return r;
+}
+
+}  // namespace ardent::auralize

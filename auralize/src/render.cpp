@@ -41,30 +41,44 @@ std::vector<float> mix_to_mono(const audio::Audio& a) {
 }
 
 Rendered convolve_audio(const audio::Audio& dry, const std::vector<std::vector<float>>& ir,
-                        Pairing pairing, int threads) {
+                        Pairing pairing, const ConvolutionOptions& options) {
     Rendered r;
     r.audio.sample_rate = dry.sample_rate;
-    const size_t dry_ch = static_cast<size_t>(dry.channels), ir_ch = ir.size();
-    std::vector<std::vector<float>> outs;
+    const size_t dry_ch = static_cast<size_t>(std::max(dry.channels, 0)), ir_ch = ir.size();
+    const size_t frames = dry.frames();
+    std::vector<StridedSignal> signals;
+    std::vector<float> mono;
+    // (signal, IR channel) per output channel.
+    std::vector<std::pair<size_t, size_t>> pairs;
     if (pairing == Pairing::ByChannel && (dry_ch == ir_ch || ir_ch == 1)) {
-        for (size_t c = 0; c < dry_ch; ++c)
-            outs.push_back(convolve(dry.channel(static_cast<int>(c)), ir[ir_ch == 1 ? 0 : c],
-                                    {.threads = threads}));
+        for (size_t c = 0; c < dry_ch; ++c) {
+            signals.push_back({dry.samples.data() + c, frames, dry_ch});
+            pairs.emplace_back(c, ir_ch == 1 ? 0 : c);
+        }
     } else {
         // One signal through every IR channel: its transforms are shared.
         r.downmixed = dry_ch > 1;
-        const std::vector<float> mono = dry_ch == 1 ? dry.channel(0) : mix_to_mono(dry);
-        std::vector<std::span<const float>> spans(ir.begin(), ir.end());
-        outs = convolve(mono, spans, {.threads = threads});
+        if (dry_ch == 1) {
+            signals.push_back({dry.samples.data(), frames, 1});
+        } else {
+            mono = mix_to_mono(dry);
+            signals.push_back({mono.data(), mono.size(), 1});
+        }
+        for (size_t c = 0; c < ir_ch; ++c)
+            pairs.emplace_back(0, c);
     }
     size_t len = 0;
-    for (const auto& o : outs)
-        len = std::max(len, o.size());
-    r.audio.channels = static_cast<int>(outs.size());
-    r.audio.samples.assign(len * outs.size(), 0.0f);
-    for (size_t c = 0; c < outs.size(); ++c)
-        for (size_t i = 0; i < outs[c].size(); ++i)
-            r.audio.samples[i * outs.size() + c] = outs[c][i];
+    for (const auto& [s, f] : pairs)
+        if (signals[s].size > 0 && !ir[f].empty())
+            len = std::max(len, signals[s].size + ir[f].size() - 1);
+    const size_t channels = pairs.size();
+    r.audio.channels = static_cast<int>(channels);
+    r.audio.samples.assign(len * channels, 0.0f);
+    std::vector<std::span<const float>> filters(ir.begin(), ir.end());
+    std::vector<ConvolutionOutput> outputs;
+    for (size_t c = 0; c < channels; ++c)
+        outputs.push_back({pairs[c].first, pairs[c].second, r.audio.samples.data() + c, channels});
+    convolve_into(signals, filters, outputs, options);
     return r;
 }
 

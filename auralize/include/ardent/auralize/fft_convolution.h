@@ -1,9 +1,11 @@
 // Offline convolution of whole signals: FFT overlap-save with FFTW in single precision, the
 // engine behind `ardent auralize`. One signal can go through several filters at once (a mono dry
 // signal through the channels of a binaural or ambisonic impulse response), sharing the signal's
-// forward transforms. Results are the full linear convolution, so a reverberant tail longer than
-// the signal is kept. Measured against double-precision direct-form convolution the error stays
-// below -120 dB re the output's peak (tests/test_convolution.cpp, docs/auralization.md).
+// forward transforms, and several signals through one filter share its spectrum; signals can be
+// read from and results written to interleaved audio directly. Results are the full linear
+// convolution, so a reverberant tail longer than the signal is kept. Measured against
+// double-precision direct-form convolution the error stays below -120 dB re the output's peak
+// (tests/test_convolution.cpp, docs/auralization.md).
 #pragma once
 
 #include <cstddef>
@@ -24,10 +26,35 @@ struct ConvolutionOptions {
     int threads = 1;
     // Let FFTW time candidate algorithms for the transform size first (FFTW_MEASURE): transforms
     // up to twice as fast, but planning a large size takes seconds, once per process (FFTW keeps
-    // the result as wisdom). Without it FFTW estimates, unless system wisdom (/etc/fftw/wisdomf,
-    // made with fftwf-wisdom) already holds a measured plan for the size, which is then used.
+    // the result as wisdom), or once per user with the plan cache (fft_plan_cache.h). Without it
+    // FFTW estimates, unless system wisdom (/etc/fftw/wisdomf, made with fftwf-wisdom) or the
+    // plan cache already holds a measured plan for the size, which is then used.
     bool measure_fft = false;
 };
+
+// A signal read with a stride: sample i is data[i * stride] (one channel of interleaved audio).
+struct StridedSignal {
+    const float* data = nullptr;
+    size_t size = 0;
+    size_t stride = 1;
+};
+
+// One result of convolve_into: signals[signal] through filters[filter], written to out[i * stride]
+// for i < signals[signal].size + filters[filter].size() - 1 (nothing when either is empty). The
+// caller provides that room; other samples of `out` are not touched.
+struct ConvolutionOutput {
+    size_t signal = 0, filter = 0;
+    float* out = nullptr;
+    size_t stride = 1;
+};
+
+// Computes every output in one pass over the blocks: each signal block is transformed once for
+// all its outputs and each filter once for all signals. Outputs must not overlap. Throws
+// std::invalid_argument for an index out of range or a null output.
+void convolve_into(std::span<const StridedSignal> signals,
+                   std::span<const std::span<const float>> filters,
+                   std::span<const ConvolutionOutput> outputs,
+                   const ConvolutionOptions& options = {});
 
 // y[n] = sum_k x[n - k] h[k] for n = 0 .. x.size() + h.size() - 2 (empty if x or h is empty).
 std::vector<float> convolve(std::span<const float> x, std::span<const float> h,

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ardent/auralize/audio_io.h"
+#include "ardent/auralize/fft_convolution.h"
 
 namespace ardent::auralize {
 
@@ -39,9 +40,12 @@ enum class Pairing {
 // - one IR channel: dry channel c through it (one output per dry channel);
 // - as many dry as IR channels: dry channel c through IR channel c;
 // - otherwise: the dry signal mixed to mono through each IR channel (downmixed = true).
-// Outputs are dry length + IR length - 1 samples, the reverberant tail included. `threads` > 1
-// spreads each convolution over that many threads.
+// Outputs are dry length + IR length - 1 samples, the reverberant tail included (shorter IR
+// channels end in zeros). All channels are computed in one pass (convolve_into), reading the
+// interleaved dry signal and writing the interleaved result in place, with `options` (threads,
+// measured plans).
 Rendered convolve_audio(const audio::Audio& dry, const std::vector<std::vector<float>>& ir,
-                        Pairing pairing = Pairing::ByChannel, int threads = 1);
+                        Pairing pairing = Pairing::ByChannel,
+                        const ConvolutionOptions& options = {});
 
 }  // namespace ardent::auralize
