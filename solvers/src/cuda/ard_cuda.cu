@@ -83,9 +83,10 @@ template <typename Real>
 size_t state_bytes(const Layout& L, size_t coefs, size_t samples) {
     const size_t R = sizeof(Real);
     return R * ((L.air_cells + L.pml_cells) + 3 * L.air_cells + 3 * coefs +
-                L.air_lines * 2 * kReach + 2 * L.pml_cells + 2 * L.pml.size() * L.pml_depth +
+                L.lines.size() * 2 * kReach + 2 * L.pml_cells + 2 * L.pml.size() * L.pml_depth +
                 samples) +
            sizeof(InterfaceLine) * L.lines.size() + sizeof(int32_t) * kReach * L.pml.size() +
+           sizeof(int32_t) * 3 * 2 * kReach * L.lines.size() +  // gathers (at most)
            sizeof(int32_t) * (L.receivers.size() + L.grid_cells.size()) + 2 * R * kRootBase +
            sizeof(DctGroup) * L.groups.size();
 }
@@ -131,7 +132,6 @@ class ArdCuda final : public Solver, public Profiled {
         courant2_ = static_cast<Real>((L.c * dt_ / L.h) * (L.c * dt_ / L.h));
         sample_scale_ = static_cast<Real>(dt_ * dt_ / 12);
         correction_scale_ = static_cast<Real>(time_correction_scale(L.c * dt_ / L.h));
-        air_batches_ = L.air_batches;
 
         // Shape groups: their cells and coefficients, and each DCT pass's blocks over them.
         size_t coefs = 0;
@@ -166,8 +166,10 @@ class ArdCuda final : public Solver, public Profiled {
         a_.upload(a, t);
         b_.upload(b, t);
         phi_.upload(phi, t);
-        correction_.allocate(L.air_lines * 2 * kReach, t);
+        terms_.allocate(L.lines.size() * 2 * kReach, t);
         lines_.upload(device_lines(), t);
+        build_gather(0, L.air_lines, air_gather_, t);
+        build_gather(L.air_lines, L.lines.size(), pml_gather_, t);
         std::vector<int32_t> pml_air(L.pml.size() * kReach);
         for (size_t l = 0; l < L.pml.size(); ++l)
             for (int j = 0; j < kReach; ++j)
@@ -289,20 +291,24 @@ class ArdCuda final : public Solver, public Profiled {
         apply_pending();
         const double R = sizeof(Real), line = sizeof(InterfaceLine);
         const double N = static_cast<double>(layout_.air_cells);
-        const double air_lines = static_cast<double>(layout_.air_lines);
-        const double pml_lines = static_cast<double>(layout_.lines.size() - layout_.air_lines);
         const double nsamp =
             static_cast<double>(layout_.receivers.size() + layout_.grid_cells.size());
         double coefs = 0;
         for (const DctGroup& g : groups_)
             coefs += static_cast<double>(g.shape.nx) * g.shape.ny * g.shape.nz;
-        // The least traffic of each stage: every array it reads or writes, once (a line reads
-        // 4 kReach field values and writes up to 2 kReach cells, read and written).
+        // The least traffic of each stage: every array it reads or writes, once. Lines read
+        // their indices and 4 kReach values and write 2 kReach terms; a gather reads each term
+        // and its index and reads and writes each target cell once.
+        auto lines_bytes = [&](const Gather& g) {
+            return static_cast<double>(g.last - g.first) * (line + 6 * kReach * R) +
+                   static_cast<double>(g.terms_of.size()) * (4 + R) +
+                   static_cast<double>(g.cells.size()) * (8 + 2 * R);
+        };
         const std::vector<double> bytes = {
-            N * R + air_lines * (line + 8 * kReach * R),
+            N * R + lines_bytes(air_gather_),
             3 * nsamp * R,
-            air_lines * (2 * line + 4 * kReach * R + 2 * 2 * kReach * R + 4 * kReach * R),
-            pml_lines * (line + 8 * kReach * R) + static_cast<double>(layout_.pml_cells) * 8 * R,
+            lines_bytes(air_gather_),
+            lines_bytes(pml_gather_) + static_cast<double>(layout_.pml_cells) * 8 * R,
             2 * 2 * N * R,                          // x and y passes, in place
             2 * N * R + 3 * N * R + 3 * coefs * R,  // z pass, both mode levels, a, b, phi
             2 * 2 * N * R,
@@ -455,14 +461,49 @@ class ArdCuda final : public Solver, public Profiled {
             dct_groups_.get(), block_group_[0].get(), 0, roots_.get(), data, out);
     }
 
-    void line_batches(size_t first, size_t last, Real* force) const {
-        for (size_t bi = first; bi < last; ++bi) {
-            const LineBatch& b = layout_.batches[bi];
-            const long long n = static_cast<long long>(b.end - b.begin);
-            add_line_forcing<<<blocks(n), kBlock, 0, stream_>>>(
-                lines_.get(), static_cast<long long>(b.begin), static_cast<long long>(b.end),
-                field_.get(), c2h2_, force);
+    // Lines [first, last) as target cells, each with the indices of the terms it receives
+    // (relative to the terms of line `first`), in line order.
+    struct Gather {
+        DeviceArray<int32_t> cells, offsets, terms_of;
+        size_t first = 0, last = 0;
+    };
+    void build_gather(size_t first, size_t last, Gather& g, size_t& bytes) const {
+        std::vector<std::pair<int32_t, int32_t>> to;  // (cell, term)
+        for (size_t l = first; l < last; ++l) {
+            const InterfaceLine& line = layout_.lines[l];
+            const int32_t base = static_cast<int32_t>((l - first) * 2 * kReach);
+            for (int j = 0; j < kReach; ++j) {
+                if (line.right[j] >= 0) to.emplace_back(line.right[j], base + j);
+                if (line.left[j] >= 0) to.emplace_back(line.left[j], base + kReach + j);
+            }
         }
+        std::stable_sort(to.begin(), to.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::vector<int32_t> cells, offsets, terms;
+        for (const auto& [cell, term] : to) {
+            if (cells.empty() || cells.back() != cell) {
+                cells.push_back(cell);
+                offsets.push_back(static_cast<int32_t>(terms.size()));
+            }
+            terms.push_back(term);
+        }
+        offsets.push_back(static_cast<int32_t>(terms.size()));
+        g.cells.upload(cells, bytes);
+        g.offsets.upload(offsets, bytes);
+        g.terms_of.upload(terms, bytes);
+        g.first = first;
+        g.last = last;
+    }
+
+    // Adds the terms of a gather's lines, computed from `p` times `scale`, to `force`.
+    void add_lines(const Gather& g, const Real* p, Real scale, Real* force) const {
+        const long long n = static_cast<long long>(g.last - g.first);
+        if (n == 0) return;
+        line_terms_range<<<blocks(n), kBlock, 0, stream_>>>(
+            lines_.get(), static_cast<long long>(g.first), n, p, scale, terms_.get());
+        const long long nc = static_cast<long long>(g.cells.size());
+        gather_terms<<<blocks(nc), kBlock, 0, stream_>>>(g.cells.get(), g.offsets.get(),
+                                                         g.terms_of.get(), nc, terms_.get(), force);
     }
 
     // One time step, in ard_cpu.cpp's order. `timer` marks the stage boundaries (profiling only).
@@ -474,7 +515,7 @@ class ArdCuda final : public Solver, public Profiled {
         Real* force = force_.get();
         mark("interface forcing");
         ARDENT_CUDA_CHECK(cudaMemsetAsync(force, 0, L.air_cells * sizeof(Real), stream_));
-        line_batches(0, air_batches_, force);
+        add_lines(air_gather_, field_.get(), c2h2_, force);
         mark("source and sampling");
         if (source_.size() > 0)
             add_source<<<1, 1, 0, stream_>>>(force, L.source, source_.get(),
@@ -486,20 +527,9 @@ class ArdCuda final : public Solver, public Profiled {
                 sample_cells_.get(), nsamp, field_.get(), force, sample_scale_, samples_.get(),
                 slots_, step_counter_.get());
         mark("C^2 correction");
-        if (L.air_lines > 0) {
-            const long long n = static_cast<long long>(L.air_lines);
-            correction_terms<<<blocks(n), kBlock, 0, stream_>>>(
-                lines_.get(), n, force, correction_scale_, correction_.get());
-            for (size_t bi = 0; bi < air_batches_; ++bi) {
-                const LineBatch& b = L.batches[bi];
-                add_correction<<<blocks(static_cast<long long>(b.end - b.begin)), kBlock, 0,
-                                 stream_>>>(lines_.get(), static_cast<long long>(b.begin),
-                                            static_cast<long long>(b.end), correction_.get(),
-                                            force);
-            }
-        }
+        add_lines(air_gather_, force, correction_scale_, force);
         mark("PML");
-        line_batches(air_batches_, L.batches.size(), force);
+        add_lines(pml_gather_, field_.get(), c2h2_, force);
         if (!L.pml.empty()) {
             const long long n = static_cast<long long>(L.pml.size());
             update_pml<<<blocks(n), kBlock, 0, stream_>>>(
@@ -568,20 +598,20 @@ class ArdCuda final : public Solver, public Profiled {
     Layout layout_;
     bool inject_;
     Real c2h2_, courant2_, sample_scale_, correction_scale_;
-    size_t air_batches_ = 0;
     std::vector<DctGroup> groups_;
     DctPlan dct_;
     int slots_ = 1;
     size_t bytes_ = 0;
     cudaStream_t stream_ = nullptr;
     cudaGraphExec_t graphs_[2] = {nullptr, nullptr};
-    DeviceArray<Real> field_, force_, modes_[2], a_, b_, phi_, correction_, pml_old_, psi_, sigma_,
+    DeviceArray<Real> field_, force_, modes_[2], a_, b_, phi_, terms_, pml_old_, psi_, sigma_,
         decay_, source_, samples_;
     DeviceArray<Complex> roots_;
     DeviceArray<DctGroup> dct_groups_;
     DeviceArray<int32_t> block_group_[3];
     DeviceArray<InterfaceLine> lines_;
     DeviceArray<int32_t> pml_air_;
+    Gather air_gather_, pml_gather_;
     DeviceArray<int32_t> sample_cells_;
     DeviceArray<unsigned long long> step_counter_;
     DeviceArray<double> energy_;

@@ -123,8 +123,8 @@ class FdtdCuda final : public Solver, public Profiled {
             forcing.push_back(static_cast<Real>(f));
         std::vector<BoundaryCoef<Real>> coef;
         for (const BoundaryCoefficients& b : L.coefficients)
-            coef.push_back({static_cast<Real>(b.centre), static_cast<Real>(b.near),
-                            static_cast<Real>(b.prev)});
+            coef.push_back({static_cast<Real>(b.air_neighbours), static_cast<Real>(b.gain),
+                            static_cast<Real>(b.loss)});
         std::vector<unsigned long long> boundary(L.boundary.begin(), L.boundary.end());
         std::vector<unsigned long long> cells(L.receivers.begin(), L.receivers.end());
         cells.insert(cells.end(), L.grid_cells.begin(), L.grid_cells.end());
@@ -330,8 +330,9 @@ class FdtdCuda final : public Solver, public Profiled {
         mark(1);
         const auto nb = static_cast<long long>(boundary_count_);
         if (nb > 0)
-            boundary_cells<Real><<<blocks(nb), kBlock, 0, stream_>>>(
-                p, next, boundary_.get(), coef_.get(), nb, sweep_.shape.sy, sweep_.shape.sz);
+            boundary_cells<Real>
+                <<<blocks(nb), kBlock, 0, stream_>>>(p, next, boundary_.get(), coef_.get(), nb,
+                                                     sweep_.shape.sy, sweep_.shape.sz, lambda2_);
         mark(2);
         record_and_force<Real><<<blocks(static_cast<long long>(nsamp_) + 1), kBlock, 0, stream_>>>(
             p, next, sample_cells_.get(), static_cast<int>(nsamp_), samples_.get(), slots_,

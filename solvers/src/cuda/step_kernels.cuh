@@ -1,4 +1,5 @@
-// Kernels of one CUDA ARD time step other than the DCT: interface forcing per batch of lines,
+// Kernels of one CUDA ARD time step other than the DCT: interface forcing (line terms, then a
+// gather per target cell),
 // the C^2 time correction, source and sampling, the PML lines and the energy reduction. Each
 // mirrors a loop of ard_cpu.cpp's step_once() and uses the shared per-cell physics (ard_physics.h),
 // so the two backends differ only in rounding.
@@ -17,43 +18,31 @@ __device__ inline long long thread_index() {
     return blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
 }
 
-// Lines of one batch write disjoint cells, so plain read-add-write is race-free.
+// The terms of lines [first, first + count) from the field `p`, times `scale`: per line its
+// right targets, then its left ones, into `out` (zero where a side has no target).
 template <typename Real>
-__global__ void add_line_forcing(const InterfaceLine* lines, long long begin, long long end,
-                                 const Real* p, Real scale, Real* force) {
-    const long long l = begin + thread_index();
-    if (l >= end) return;
-    const InterfaceLine line = lines[l];
-    Real right[kReach], left[kReach];
-    line_terms(line, p, scale, right, left);
-    for (int j = 0; j < kReach; ++j) {
-        if (line.right[j] >= 0) force[line.right[j]] += right[j];
-        if (line.left[j] >= 0) force[line.left[j]] += left[j];
-    }
-}
-
-// The C^2 term reads the complete forcing before any of it is added: per line into `out`
-// (right targets, then left), added batch by batch by add_correction.
-template <typename Real>
-__global__ void correction_terms(const InterfaceLine* lines, long long count, const Real* force,
-                                 Real scale, Real* out) {
+__global__ void line_terms_range(const InterfaceLine* __restrict__ lines, long long first,
+                                 long long count, const Real* p, Real scale, Real* out) {
     const long long l = thread_index();
     if (l >= count) return;
     Real* o = out + l * 2 * kReach;
-    line_terms(lines[l], force, scale, o, o + kReach);
+    line_terms(lines[first + l], p, scale, o, o + kReach);
 }
 
+// Adds to each target cell the terms of the lines that reach it, in line order, which is the
+// order the CPU backend's batches add them in: one launch instead of one per batch, and the
+// same rounding. `offsets` has one more entry than `cells`.
 template <typename Real>
-__global__ void add_correction(const InterfaceLine* lines, long long begin, long long end,
-                               const Real* corr, Real* force) {
-    const long long l = begin + thread_index();
-    if (l >= end) return;
-    const InterfaceLine& line = lines[l];
-    const Real* c = corr + l * 2 * kReach;
-    for (int j = 0; j < kReach; ++j) {
-        if (line.right[j] >= 0) force[line.right[j]] += c[j];
-        if (line.left[j] >= 0) force[line.left[j]] += c[kReach + j];
-    }
+__global__ void gather_terms(const int32_t* __restrict__ cells, const int32_t* __restrict__ offsets,
+                             const int32_t* __restrict__ terms_of, long long count,
+                             const Real* __restrict__ terms, Real* force) {
+    const long long i = thread_index();
+    if (i >= count) return;
+    const int32_t c = cells[i];
+    Real s = force[c];
+    for (int32_t j = offsets[i]; j < offsets[i + 1]; ++j)
+        s += terms[terms_of[j]];
+    force[c] = s;
 }
 
 // The step counter lives on the device so that one captured graph serves every step.
