@@ -226,13 +226,17 @@ __device__ void stockham_stage(typename Cplx<Real>::type* buf, int cs, int lm, i
         const int i = w >> lper, j = w & (per - 1);
         const C* line = buf + i * cs;
         const int jm = j & (Ns - 1);
+        // One twiddle load per butterfly; its powers come from multiplications, which relieves
+        // the L1 pipe the FFT is bound by.
+        C tw = roots[jm << lstep];
+        if (Inverse) tw.y = -tw.y;
+        C t = tw;
 #pragma unroll
         for (int r = 0; r < R; ++r) {
             C x = line[j + (r << lper)];
             if (r > 0) {
-                C t = roots[(r * jm) << lstep];
-                if (Inverse) t.y = -t.y;
                 x = cmul(x, t);
+                t = cmul(t, tw);
             }
             v[it][r] = x;
         }
