@@ -30,8 +30,8 @@ class FdtdCpu final : public Solver {
             forcing_.push_back(static_cast<Real>(f));
         boundary_ = L.boundary;
         for (const BoundaryCoefficients& b : L.coefficients)
-            coef_.push_back({static_cast<Real>(b.centre), static_cast<Real>(b.near),
-                             static_cast<Real>(b.prev)});
+            coef_.push_back({static_cast<Real>(b.air_neighbours), static_cast<Real>(b.gain),
+                             static_cast<Real>(b.loss)});
 
         const size_t n = g.count();
         p_.assign(n, Real(0));
@@ -97,7 +97,7 @@ class FdtdCpu final : public Solver {
     }
 
     void save_state(std::ostream& out) const override {
-        const uint64_t header[4] = {kMagic, sizeof(Real), p_.size(), receivers_.size()};
+        const uint64_t header[4] = {kCheckpointMagic, sizeof(Real), p_.size(), receivers_.size()};
         out.write(reinterpret_cast<const char*>(header), sizeof header);
         checkpoint::write_pod(out, step_);
         checkpoint::write_pod(out, peak_energy_);
@@ -109,8 +109,8 @@ class FdtdCpu final : public Solver {
     void load_state(std::istream& in) override {
         uint64_t header[4] = {};
         in.read(reinterpret_cast<char*>(header), sizeof header);
-        if (!in || header[0] != kMagic || header[1] != sizeof(Real) || header[2] != p_.size() ||
-            header[3] != receivers_.size())
+        if (!in || header[0] != kCheckpointMagic || header[1] != sizeof(Real) ||
+            header[2] != p_.size() || header[3] != receivers_.size())
             throw InputError("the checkpoint was written for another scene, solver or precision");
         step_ = checkpoint::read_pod<size_t>(in);
         peak_energy_ = checkpoint::read_pod<double>(in);
@@ -120,7 +120,6 @@ class FdtdCpu final : public Solver {
     }
 
   private:
-    static constexpr uint64_t kMagic = 0x3130544b43445446ULL;  // "FTDCKT01"
     static constexpr size_t kCheckEvery = 64;
     // Below this many grid cells a parallel region costs more than the step (its barrier spins).
     static constexpr size_t kParallelCells = 1 << 17;
@@ -128,7 +127,7 @@ class FdtdCpu final : public Solver {
         size_t start = 0, length = 0;
     };
     struct Coefficients {
-        Real centre, near, prev;
+        Real air_neighbours, gain, loss;
     };
 
     bool is_air(size_t i) const {
@@ -170,7 +169,7 @@ class FdtdCpu final : public Solver {
                 // Non-air neighbours hold zero for ever, so the plain sum is the air sum.
                 const Real nb =
                     p[i - sx] + p[i + sx] + p[i - sy] + p[i + sy] + p[i - sz] + p[i + sz];
-                next[i] = boundary_update(p[i], next[i], nb, k.centre, k.near, k.prev);
+                next[i] = boundary_update(p[i], next[i], nb, l2, k.air_neighbours, k.gain, k.loss);
             }
         }
         if (step_ < forcing_.size()) next[source_] += forcing_[step_];

@@ -61,8 +61,7 @@ FdtdLayout build_fdtd_layout(const Preprocessed& p, size_t source, bool listener
         double scale = L.lambda * L.lambda / g.h;
         const auto it = std::lower_bound(L.boundary.begin(), L.boundary.end(), L.source);
         if (it != L.boundary.end() && *it == L.source)
-            scale *= L.coefficients[static_cast<size_t>(it - L.boundary.begin())].near /
-                     (L.lambda * L.lambda);
+            scale *= L.coefficients[static_cast<size_t>(it - L.boundary.begin())].gain;
         for (double s : L.excitation.samples(L.dt))
             L.forcing.push_back(scale * s);
     }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "ardent/preprocess/preprocess.h"
@@ -13,6 +14,11 @@
 #include "ardent/solvers/fdtd_physics.h"
 
 namespace ardent::fdtd {
+
+// Checkpoints of both backends share one format (magic, sizeof(Real), grid cells, receivers; step,
+// peak energy, the field and the level before it over the whole grid; the recorded signals), so
+// either backend resumes the other's.
+inline constexpr uint64_t kCheckpointMagic = 0x3130544b43445446ULL;  // "FTDCKT01"
 
 struct FdtdLayout {
     Grid grid;

@@ -175,15 +175,23 @@ inline EnergyResult energy_run(const Preprocessed& p, Precision precision, size_
 // ------------------------------------------------------------
 
 // f_max and the two grids: the room's sides (multiples of 1 m) are whole numbers of cells on both
-// grids, so neither solver's walls move in voxelisation and both simulate the same room. FDTD
-// cells are h = 1 / cells_per_metre m at 10 points per wavelength; ARD cells are 4 FDTD cells
-// (2.5 points per wavelength, close to ARD's default 2.6).
+// grids, so neither solver's walls move in voxelisation and both simulate the same room. ARD cells
+// are 1 / ard_cells_per_metre m, FDTD cells a third of that at 10 points per wavelength (ARD then
+// has 3.33 points per wavelength, a little finer than its default 2.6). With an odd ratio every ARD
+// cell centre is an FDTD cell centre: the source and receivers are moved (by at most 0.1 m) onto
+// such centres, so both solvers compute the IR between the same two points.
 struct LRoomSetup {
-    int cells_per_metre = 16;
+    int ard_cells_per_metre = 5;
     double duration = 0.5;  // s of IR compared
-    int receiver = 0;       // index into the scene's receivers
-    double f_max() const { return kSpeed * cells_per_metre / 10.0; }
+    bool rigid = false;     // every surface rigid (the scene's materials otherwise)
+    double f_max() const { return kSpeed * 3 * ard_cells_per_metre / 10.0; }
 };
+
+// The nearest ARD cell centre to x (cell faces at multiples of h from the room's corner at 0).
+inline double common_centre(double x, int cells_per_metre) {
+    const double h = 1.0 / cells_per_metre;
+    return (std::floor(x / h) + 0.5) * h;
+}
 
 inline Scene lroom_scene(const LRoomSetup& s, bool fdtd) {
     Scene scene = load_scene(std::string(ARDENT_SOURCE_DIR) + "/data/scenes/lshape.json");
@@ -193,7 +201,15 @@ inline Scene lroom_scene(const LRoomSetup& s, bool fdtd) {
     scene.simulation.max_frequency = s.f_max();
     scene.simulation.duration = s.duration;
     scene.simulation.solver = fdtd ? "fdtd" : "ard";
-    scene.simulation.points_per_wavelength = fdtd ? 10.0 : 2.5;
+    scene.simulation.points_per_wavelength = fdtd ? 10.0 : 10.0 / 3.0;
+    if (s.rigid)
+        for (Material& m : scene.materials)
+            m.absorption.fill(0.0);
+    for (auto* list : {&scene.sources, &scene.receivers})
+        for (Emitter& e : *list)
+            e.position = {common_centre(e.position.x, s.ard_cells_per_metre),
+                          common_centre(e.position.y, s.ard_cells_per_metre),
+                          common_centre(e.position.z, s.ard_cells_per_metre)};
     return scene;
 }
 
@@ -202,9 +218,9 @@ struct SolverRun {
     std::vector<std::vector<double>> receivers;
     double dt = 0;
     size_t air_cells = 0, steps = 0;
-    double seconds = 0;    // time stepping only
-    double setup_s = 0;    // preprocessing and solver construction
-    Vec3 receiver_centre;  // where the chosen receiver snapped
+    double seconds = 0;                  // time stepping only
+    double setup_s = 0;                  // preprocessing and solver construction
+    std::vector<Vec3> receiver_centres;  // where the receivers snapped
 };
 
 inline SolverRun run_lroom(const LRoomSetup& s, bool fdtd, int threads = 0) {
@@ -225,7 +241,8 @@ inline SolverRun run_lroom(const LRoomSetup& s, bool fdtd, int threads = 0) {
     r.receivers = solver->receivers();
     r.dt = solver->dt();
     r.air_cells = p.air.air_cells;
-    r.receiver_centre = p.air.receivers.at(static_cast<size_t>(s.receiver)).cell_centre;
+    for (const PlacedEmitter& e : p.air.receivers)
+        r.receiver_centres.push_back(e.cell_centre);
     return r;
 }
 
@@ -267,6 +284,11 @@ inline LevelComparison compare_levels(const SolverRun& fdtd, const SolverRun& ar
     const auto ea =
         third_octave_energies(ard.receivers.at(static_cast<size_t>(receiver)), ard.dt, ca, f_top);
     EXPECT_EQ(c.centres, ca);
+    for (const SolverRun* run : {&fdtd, &ard}) {
+        const auto& ir = run->receivers.at(static_cast<size_t>(receiver));
+        write_validation_csv("lshape_" + run->name + "_r" + std::to_string(receiver) + ".csv",
+                             {"t_s", "p"}, {validation::times(ir.size(), run->dt, 0), ir});
+    }
     for (size_t b = 0; b < std::min(ef.size(), ea.size()); ++b) {
         c.diff_db.push_back(10 * std::log10(ef[b] / ea[b]));
         c.worst_db = std::max(c.worst_db, std::abs(c.diff_db.back()));
@@ -275,16 +297,16 @@ inline LevelComparison compare_levels(const SolverRun& fdtd, const SolverRun& ar
 }
 
 inline void print_levels(const LevelComparison& c, const LRoomSetup& s, int receiver) {
+    const Vec3 fc = c.fdtd.receiver_centres.at(static_cast<size_t>(receiver));
+    const Vec3 ac = c.ard.receiver_centres.at(static_cast<size_t>(receiver));
     std::printf(
         "[ measured ] L-shaped room, f_max %.1f Hz, %.2f s IR, receiver %d (FDTD cell centre "
         "%.3f %.3f %.3f, ARD %.3f %.3f %.3f): FDTD %s %zu air cells %zu steps %.2f s (+%.2f s "
         "setup); ARD %s %zu air cells %zu steps %.2f s (+%.2f s setup); third-octave FDTD - ARD "
         "(dB):",
-        s.f_max(), s.duration, receiver, c.fdtd.receiver_centre.x, c.fdtd.receiver_centre.y,
-        c.fdtd.receiver_centre.z, c.ard.receiver_centre.x, c.ard.receiver_centre.y,
-        c.ard.receiver_centre.z, c.fdtd.name.c_str(), c.fdtd.air_cells, c.fdtd.steps,
-        c.fdtd.seconds, c.fdtd.setup_s, c.ard.name.c_str(), c.ard.air_cells, c.ard.steps,
-        c.ard.seconds, c.ard.setup_s);
+        s.f_max(), s.duration, receiver, fc.x, fc.y, fc.z, ac.x, ac.y, ac.z, c.fdtd.name.c_str(),
+        c.fdtd.air_cells, c.fdtd.steps, c.fdtd.seconds, c.fdtd.setup_s, c.ard.name.c_str(),
+        c.ard.air_cells, c.ard.steps, c.ard.seconds, c.ard.setup_s);
     for (size_t b = 0; b < c.diff_db.size(); ++b)
         std::printf(" %.0f Hz %+.2f%s", c.centres[b], c.diff_db[b],
                     b + 1 < c.diff_db.size() ? "," : "");

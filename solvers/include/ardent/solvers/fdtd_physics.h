@@ -5,10 +5,9 @@
 // centred in space and time: p_ghost = p - (beta / (2 lambda)) (p_next - p_prev), lambda = c dt /
 // h. Substituted into the 7-point update it gives, for any voxel shape (face, edge, corner, a cell
 // between two walls),
-//   (1 + lambda B / 2) p_next = (2 - K lambda^2) p + lambda^2 sum(air neighbours)
-//                               - (1 - lambda B / 2) p_prev,            B = sum of beta per wall
-//                               face
-// which is the face/edge/corner scheme of Kowalczyk and van Walstijn (2008) and Webb (2010, 6.1)
+//   (1 + lambda B / 2) p_next = 2 p - (1 - lambda B / 2) p_prev + lambda^2 (sum - K p),
+// sum over the air neighbours and B the sum of beta over the cell's wall faces, which is the
+// face/edge/corner scheme of Kowalczyk and van Walstijn (2008) and Webb (2010, 6.1)
 // written for K and B directly. beta = (1 - R) / (1 + R) with R = sqrt(1 - alpha): the wall
 // reflects a normally incident plane wave by R.
 #pragma once
@@ -28,30 +27,36 @@ inline double wall_admittance(double alpha) {
     return (1.0 - r) / (1.0 + r);
 }
 
+// Both updates are written around the discrete Laplacian, 2 p - p_prev + lambda^2 (sum - K p),
+// not with the folded coefficients (2 - K lambda^2): a uniform field then gives sum - K p = 0 up
+// to rounding noise, whereas rounded folded coefficients (2 - 5/3 and 1/3 in float32) sum to 2
+// plus a few 1e-8, which makes the uniform (DC) mode of a rigid room grow exponentially (float32,
+// rigid L-shaped room: unbounded by step 34 000 of 100 000).
+
 // Interior cell: six air neighbours, no wall.
 template <typename Real>
 ARDENT_HD inline Real interior_update(Real p, Real p_prev, Real neighbours, Real lambda2) {
-    return (2 - 6 * lambda2) * p + lambda2 * neighbours - p_prev;
+    return 2 * p - p_prev + lambda2 * (neighbours - 6 * p);
 }
 
-// Per boundary cell: the three factors of the update above.
+// Per boundary cell: its air neighbours K and the loss terms of the update above.
 struct BoundaryCoefficients {
-    double centre;  // (2 - K lambda^2) / (1 + lambda B / 2)
-    double near;    // lambda^2 / (1 + lambda B / 2)
-    double prev;    // (1 - lambda B / 2) / (1 + lambda B / 2)
+    double air_neighbours;  // K
+    double gain;            // 1 / (1 + lambda B / 2)
+    double loss;            // lambda B / 2
 };
 
 ARDENT_HD inline BoundaryCoefficients boundary_coefficients(int air_neighbours, double beta_sum,
                                                             double lambda) {
-    const double d = 1 + 0.5 * lambda * beta_sum;
-    return {(2 - air_neighbours * lambda * lambda) / d, lambda * lambda / d,
-            (1 - 0.5 * lambda * beta_sum) / d};
+    const double loss = 0.5 * lambda * beta_sum;
+    return {static_cast<double>(air_neighbours), 1 / (1 + loss), loss};
 }
 
+// A rigid cell (B = 0: gain 1, loss 0) is the interior update with K neighbours, exactly.
 template <typename Real>
-ARDENT_HD inline Real boundary_update(Real p, Real p_prev, Real neighbours, Real centre, Real near,
-                                      Real prev) {
-    return centre * p + near * neighbours - prev * p_prev;
+ARDENT_HD inline Real boundary_update(Real p, Real p_prev, Real neighbours, Real lambda2,
+                                      Real air_neighbours, Real gain, Real loss) {
+    return gain * (2 * p - (1 - loss) * p_prev + lambda2 * (neighbours - air_neighbours * p));
 }
 
 }  // namespace ardent::fdtd
