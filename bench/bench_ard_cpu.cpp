@@ -1,6 +1,8 @@
 // ARD on the CPU: cell-steps per second, seconds of compute per simulated second and memory per
 // air cell for a scene at a given max_frequency (metrics defined in bench/README.md).
-// Usage: bench_ard_cpu [SCENE.json] [--max-frequency HZ] [--steps N] [--threads T] [--float64]
+// Usage: bench_ard_cpu [SCENE.json] [--max-frequency HZ] [--scale S] [--steps N] [--threads T]
+//                      [--float64]
+//   --scale multiplies the scene's geometry, as bench_ard_cuda's (for the same-scene speed-up).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -12,16 +14,19 @@
 #include "ardent/preprocess/preprocess.h"
 #include "ardent/preprocess/scene_parser.h"
 #include "ardent/solvers/solver.h"
+#include "scene_scale.h"
 
 int main(int argc, char** argv) {
     std::string scene_file = std::string(ARDENT_SOURCE_DIR) + "/data/scenes/shoebox.json";
-    double f_max = 0;
+    double f_max = 0, scale = 1;
     size_t steps = 300;
     int threads = 0;
     bool f64 = false;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--max-frequency") && i + 1 < argc) {
             f_max = std::atof(argv[++i]);
+        } else if (!std::strcmp(argv[i], "--scale") && i + 1 < argc) {
+            scale = std::atof(argv[++i]);
         } else if (!std::strcmp(argv[i], "--steps") && i + 1 < argc) {
             steps = static_cast<size_t>(std::atol(argv[++i]));
         } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
@@ -35,6 +40,7 @@ int main(int argc, char** argv) {
     try {
         ardent::Scene scene = ardent::load_scene(scene_file);
         if (f_max > 0) scene.simulation.max_frequency = f_max;
+        ardent::bench::scale_scene(scene, scale);
         scene.listener_grid_every = 0;    // measure the solver, not the recording of a grid
         scene.simulation.device = "cpu";  // "auto" would pick a GPU where one is present
         const auto t0 = std::chrono::steady_clock::now();
@@ -54,6 +60,7 @@ int main(int argc, char** argv) {
         const double steps_per_s = static_cast<double>(steps) / run;
         nlohmann::ordered_json out;
         out["scene"] = scene.name;
+        out["scale"] = scale;
         out["solver"] = solver->name();
         out["max_frequency"] = scene.simulation.max_frequency;
         out["threads"] = threads > 0 ? std::to_string(threads) : std::string("all");

@@ -15,6 +15,7 @@
 #include "ardent/preprocess/scene_parser.h"
 #include "ardent/solvers/ard_cuda.h"
 #include "ardent/solvers/solver.h"
+#include "scene_scale.h"
 
 int main(int argc, char** argv) {
     std::string scene_file = std::string(ARDENT_SOURCE_DIR) + "/data/scenes/shoebox.json";
@@ -38,12 +39,7 @@ int main(int argc, char** argv) {
         ardent::Scene scene = ardent::load_scene(scene_file);
         if (f_max > 0) scene.simulation.max_frequency = f_max;
         scene.listener_grid_every = 0;  // measure the solver, not the recording of a grid
-        // Scaling about the origin: the geometry and every emitter position alike.
-        scene.geometry.scale *= scale;
-        for (auto& s : scene.sources)
-            s.position = s.position * scale;
-        for (auto& r : scene.receivers)
-            r.position = r.position * scale;
+        ardent::bench::scale_scene(scene, scale);
         const auto t0 = std::chrono::steady_clock::now();
         const ardent::Preprocessed p = ardent::preprocess(scene);
         ardent::SolverOptions o;
