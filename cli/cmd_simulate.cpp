@@ -4,15 +4,20 @@
 // cleanly; a checkpointed run keeps its partial directory so --resume can continue it.
 #include <sys/resource.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -331,18 +336,65 @@ int run(const Opts& o) {
                 stop_point();
             }
             if (scene.listener_grid_every > 0) {
-                const auto& pos = solver->grid_positions();
+                // The solver recorded the grid points, then their neighbours (listener_cells):
+                // the gradient at a point is the one-cell difference of its neighbours.
+                const ListenerCells lc = p.listener_cells();
+                const auto& recorded = solver->grid_signals();
+                if (recorded.size() != lc.cells.size())
+                    throw std::logic_error(
+                        "the solver recorded " + std::to_string(recorded.size()) +
+                        " listener-grid cells, expected " + std::to_string(lc.cells.size()));
+                const Grid& g = p.air.grid;
+                std::unordered_map<size_t, size_t> row_of;
+                for (size_t r = 0; r < lc.cells.size(); ++r)
+                    row_of[g.index(lc.cells[r])] = r;
+                const auto row = [&](Index3 c, int axis, int d) -> std::optional<size_t> {
+                    c[static_cast<size_t>(axis)] += d;
+                    if (!g.contains(c)) return std::nullopt;
+                    const auto it = row_of.find(g.index(c));
+                    if (it == row_of.end()) return std::nullopt;
+                    return it->second;
+                };
+                std::vector<Vec3> pos(lc.points);
+                std::vector<GradientKinds> kinds(lc.points);
+                // Rows of the -h and +h cells per point and axis (the point itself if missing).
+                std::vector<std::array<std::array<size_t, 2>, 3>> ends(lc.points);
+                for (size_t i = 0; i < lc.points; ++i) {
+                    pos[i] = g.centre(lc.cells[i]);
+                    for (int a = 0; a < 3; ++a) {
+                        const auto minus = row(lc.cells[i], a, -1), plus = row(lc.cells[i], a, 1);
+                        const auto ua = static_cast<size_t>(a);
+                        ends[i][ua] = {minus.value_or(i), plus.value_or(i)};
+                        kinds[i][ua] = static_cast<std::int8_t>((minus ? 1 : 0) + (plus ? 1 : 0));
+                    }
+                }
                 const auto samples = static_cast<size_t>(std::llround(duration * fs_out));
-                GridFileInfo info{src_name, static_cast<double>(fs_out),
-                                  p.air.grid.h * scene.listener_grid_every,
-                                  scene.listener_grid_every, hash};
-                GridWriter grid(dir.tmp() / "grid" / (safe_name(src_name) + ".h5"), pos, samples,
-                                info);
-                for (size_t i = 0; i < pos.size(); ++i) {
-                    const auto& sig = solver->grid_signals()[i];
-                    grid.write_row(i, deliver_ir(std::span<const float>(sig), dt, ex.delay(),
-                                                 fs_out, duration));
-                    if (i % 256 == 0) stop_point();
+                GridFileInfo info{
+                    src_name, static_cast<double>(fs_out), g.h * scene.listener_grid_every,
+                    g.h,      scene.listener_grid_every,   hash};
+                GridWriter grid(dir.tmp() / "grid" / (safe_name(src_name) + ".h5"), pos, kinds,
+                                samples, info);
+                std::vector<float> diff;
+                for (size_t i = 0; i < lc.points; ++i) {
+                    grid.write_row(i, deliver_ir(std::span<const float>(recorded[i]), dt,
+                                                 ex.delay(), fs_out, duration));
+                    for (int a = 0; a < 3; ++a) {
+                        const auto ua = static_cast<size_t>(a);
+                        const auto& lo = recorded[ends[i][ua][0]];
+                        const auto& hi = recorded[ends[i][ua][1]];
+                        // Central: (p(x+h) - p(x-h)) / 2h; one-sided: over h; none: zero.
+                        const double span = kinds[i][ua] == 2 ? 2 * g.h : g.h;
+                        diff.assign(lo.size(), 0.0f);
+                        if (kinds[i][ua] > 0)
+                            for (size_t n = 0; n < diff.size(); ++n)
+                                diff[n] = static_cast<float>(
+                                    (static_cast<double>(hi[n]) - static_cast<double>(lo[n])) /
+                                    span);
+                        grid.write_gradient(i, a,
+                                            deliver_ir(std::span<const float>(diff), dt, ex.delay(),
+                                                       fs_out, duration));
+                    }
+                    if (i % 64 == 0) stop_point();
                 }
                 grid.close();
             }

@@ -230,9 +230,11 @@ void attr_string(hid_t obj, const char* name, const std::string& v, const fs::pa
 
 }  // namespace
 
-GridWriter::GridWriter(const fs::path& file, const std::vector<Vec3>& positions, size_t samples,
+GridWriter::GridWriter(const fs::path& file, const std::vector<Vec3>& positions,
+                       const std::vector<GradientKinds>& kinds, size_t samples,
                        const GridFileInfo& info)
     : file_(file), rows_(positions.size()), samples_(samples) {
+    h5_check(kinds.size() == rows_, file, "match gradient kinds to points");
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors become exceptions, not stderr dumps
     file_id_ = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     h5_check(file_id_ >= 0, file, "create the file");
@@ -246,18 +248,32 @@ GridWriter::GridWriter(const fs::path& file, const std::vector<Vec3>& positions,
     for (size_t i = 0; i < rows_; ++i)
         for (int a = 0; a < 3; ++a)
             xyz[3 * i + static_cast<size_t>(a)] = positions[i][a];
-    const bool ok = ds >= 0 && (rows_ == 0 || H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL,
-                                                       H5P_DEFAULT, xyz.data()) >= 0);
+    bool ok = ds >= 0 && (rows_ == 0 || H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL,
+                                                 H5P_DEFAULT, xyz.data()) >= 0);
     if (ds >= 0) attr_string(ds, "units", "m", file);
     if (ds >= 0) H5Dclose(ds);
     H5Sclose(space);
     h5_check(ok, file, "write /positions");
 
+    // /gradient_kind N x 3 int8.
+    space = H5Screate_simple(2, pdims, nullptr);
+    ds = H5Dcreate2(f, "gradient_kind", H5T_STD_I8LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    std::vector<std::int8_t> flat(rows_ * 3);
+    for (size_t i = 0; i < rows_; ++i)
+        for (size_t a = 0; a < 3; ++a)
+            flat[3 * i + a] = kinds[i][a];
+    ok = ds >= 0 && (rows_ == 0 || H5Dwrite(ds, H5T_NATIVE_INT8, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                                            flat.data()) >= 0);
+    if (ds >= 0) H5Dclose(ds);
+    H5Sclose(space);
+    h5_check(ok, file, "write /gradient_kind");
+
+    // /ir N x T and /gradient N x 3 x T, chunked by point: rows are written and typically read
+    // one point at a time.
     hsize_t idims[2] = {rows_, samples_};
     space = H5Screate_simple(2, idims, nullptr);
-    const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     if (rows_ > 0 && samples_ > 0) {
-        // One row per chunk: rows are written and typically read one IR at a time.
         hsize_t chunk[2] = {1, samples_};
         H5Pset_chunk(dcpl, 2, chunk);
     }
@@ -266,12 +282,40 @@ GridWriter::GridWriter(const fs::path& file, const std::vector<Vec3>& positions,
     H5Sclose(space);
     h5_check(ir_id_ >= 0, file, "create /ir");
 
+    hsize_t gdims[3] = {rows_, 3, samples_};
+    space = H5Screate_simple(3, gdims, nullptr);
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (rows_ > 0 && samples_ > 0) {
+        hsize_t chunk[3] = {1, 3, samples_};
+        H5Pset_chunk(dcpl, 3, chunk);
+    }
+    gradient_id_ = H5Dcreate2(f, "gradient", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    h5_check(gradient_id_ >= 0, file, "create /gradient");
+
     attr_double(f, "sample_rate", info.sample_rate, file);
     attr_double(f, "grid_spacing", info.grid_spacing, file);
+    attr_double(f, "gradient_spacing", info.gradient_spacing, file);
     attr_string(f, "scene_hash", info.scene_hash, file);
     attr_string(f, "source", info.source, file);
     attr_int(f, "every", info.every, file);
-    attr_string(f, "format", "ardent-grid/1", file);
+    attr_string(f, "format", "ardent-grid/2", file);
+}
+
+void GridWriter::write_gradient(size_t i, int axis, std::span<const float> gradient) {
+    h5_check(gradient.size() == samples_ && i < rows_ && axis >= 0 && axis < 3 && gradient_id_ >= 0,
+             file_, "write a gradient row");
+    if (samples_ == 0) return;
+    const hid_t fspace = H5Dget_space(gradient_id_);
+    hsize_t start[3] = {i, static_cast<hsize_t>(axis), 0}, count[3] = {1, 1, samples_};
+    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, nullptr, count, nullptr);
+    const hid_t mspace = H5Screate_simple(3, count, nullptr);
+    const bool ok =
+        H5Dwrite(gradient_id_, H5T_NATIVE_FLOAT, mspace, fspace, H5P_DEFAULT, gradient.data()) >= 0;
+    H5Sclose(mspace);
+    H5Sclose(fspace);
+    h5_check(ok, file_, "write /gradient");
 }
 
 void GridWriter::write_row(size_t i, std::span<const float> ir) {
@@ -289,13 +333,15 @@ void GridWriter::write_row(size_t i, std::span<const float> ir) {
 
 void GridWriter::close() {
     bool ok = true;
+    if (gradient_id_ >= 0) ok = H5Dclose(gradient_id_) >= 0 && ok;
     if (ir_id_ >= 0) ok = H5Dclose(ir_id_) >= 0 && ok;
     if (file_id_ >= 0) ok = H5Fclose(file_id_) >= 0 && ok;
-    ir_id_ = file_id_ = -1;
+    gradient_id_ = ir_id_ = file_id_ = -1;
     h5_check(ok, file_, "close the file");
 }
 
 GridWriter::~GridWriter() {
+    if (gradient_id_ >= 0) H5Dclose(gradient_id_);
     if (ir_id_ >= 0) H5Dclose(ir_id_);
     if (file_id_ >= 0) H5Fclose(file_id_);
 }

@@ -3,6 +3,7 @@
 // HDF5 file and the scene hash that ties results to their scene.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -68,27 +69,35 @@ size_t steps_needed(double dt, double delay, double duration);
 struct GridFileInfo {
     std::string source;
     double sample_rate = 0;
-    double grid_spacing = 0;  // m: h * listener_grid.every
+    double grid_spacing = 0;      // m: h * listener_grid.every
+    double gradient_spacing = 0;  // m: h, the half-width of the gradient's central difference
     int every = 0;
     std::string scene_hash;
 };
 
-// Writes `grid/<source>.h5`: /positions N x 3 float64, /ir N x T float32 (rows produced by
-// `row(i)`, each T samples), attributes sample_rate, grid_spacing, scene_hash, source, every.
+// How a point's gradient along one axis was formed: 2 central difference over +-h, 1 one-sided
+// (a neighbour is not air), 0 none (neither is).
+using GradientKinds = std::array<std::int8_t, 3>;
+
+// Writes `grid/<source>.h5` (format ardent-grid/2, docs/output-format.md): /positions N x 3
+// float64, /ir N x T float32, /gradient N x 3 x T float32 and /gradient_kind N x 3 int8,
+// attributes sample_rate, grid_spacing, gradient_spacing, scene_hash, source, every, format.
 // Errors are InputErrors naming the file.
 class GridWriter {
   public:
     GridWriter(const std::filesystem::path& file, const std::vector<Vec3>& positions,
-               size_t samples, const GridFileInfo& info);
+               const std::vector<GradientKinds>& kinds, size_t samples, const GridFileInfo& info);
     ~GridWriter();
     GridWriter(const GridWriter&) = delete;
     GridWriter& operator=(const GridWriter&) = delete;
     void write_row(size_t i, std::span<const float> ir);
+    // The gradient IR of point i along model axis `axis` (Pa/m, the IR convention).
+    void write_gradient(size_t i, int axis, std::span<const float> gradient);
     void close();
 
   private:
     std::filesystem::path file_;
-    std::int64_t file_id_ = -1, ir_id_ = -1;  // hid_t
+    std::int64_t file_id_ = -1, ir_id_ = -1, gradient_id_ = -1;  // hid_t
     size_t rows_ = 0, samples_ = 0;
 };
 

@@ -4,8 +4,13 @@
 // listener off the grid is refused with a message naming the file.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <numbers>
 #include <string>
 #include <vector>
@@ -14,6 +19,7 @@
 #include "ardent/auralize/ir_grid.h"
 #include "ardent/preprocess/errors.h"
 #include "grid_fixture.h"
+#include "signal_tools.h"
 #include "test_support.h"
 
 namespace ardent::test {
@@ -74,22 +80,132 @@ TEST(Ambisonics, DirectionsAreInTheListenersFrame) {
     EXPECT_NEAR(gain(w, foa.channels[Acn::kZ]), 0.0, 0.02);
 }
 
-// Above the limit kd = 1 the dipoles are faded out rather than aliased.
+// Above the limit kd = 2.4 the dipoles are faded out rather than aliased.
 TEST(Ambisonics, DipolesStopAtTheGridLimit) {
     ScratchDir dir;
-    const double d = 0.1;  // limit 546 Hz
+    const double d = 0.1;  // limit 1310 Hz
     const auto file = dir / "g.h5";
     ASSERT_TRUE(write_grid_file(
         file, plane_wave_grid({1, 0, 0}, {0, 0, 0}, d, kFs, 9600, 1500, 4000), kFs, d));
     const IrGrid grid(file);
     const auto foa = auralize::encode_foa(grid, {0, 0, 0}, {});
-    EXPECT_NEAR(foa.directional_limit_hz, 343 / (2 * std::numbers::pi * d), 1e-9);
+    EXPECT_NEAR(foa.directional_limit_hz, 2.4 * 343 / (2 * std::numbers::pi * d), 1e-9);
     double ew = 0, ex = 0;
     for (size_t i = 0; i < foa.channels[0].size(); ++i) {
         ew += std::pow(static_cast<double>(foa.channels[Acn::kW][i]), 2);
         ex += std::pow(static_cast<double>(foa.channels[Acn::kX][i]), 2);
     }
     EXPECT_LT(ex, 1e-4 * ew);  // a pulse at 1.5-4 kHz: nothing left in X
+}
+
+// The diffuse-field gain: 1 for small kd, and it restores the mean square of the difference over
+// the sphere (checked by averaging over many directions).
+TEST(Ambisonics, CentralDifferenceGainRestoresTheDiffuseFieldLevel) {
+    EXPECT_NEAR(auralize::central_difference_gain(0.0), 1.0, 1e-12);
+    EXPECT_NEAR(auralize::central_difference_gain(1e-4), 1.0, 1e-6);
+    for (double kd : {0.3, 1.0, 1.93, 2.4}) {
+        double num = 0, den = 0;
+        const int n = 20000;
+        for (int i = 0; i < n; ++i) {
+            const double mu = (i + 0.5) / n;  // cos(theta), uniform on the sphere
+            num += std::pow(kd * mu, 2);
+            den += std::pow(std::sin(kd * mu), 2);
+        }
+        EXPECT_NEAR(auralize::central_difference_gain(kd), std::sqrt(num / den), 1e-6) << kd;
+    }
+}
+
+// Directions well above the old limit kd = 1, from central differences: a pulse at 300-800 Hz
+// through a 10 cm lattice reaches kd = 1.47; directions within 7 degrees (the bound for a plane
+// wave at that kd is 7.1), levels within 1.5 dB.
+TEST(Ambisonics, DirectionsHoldUpToKdOfTwo) {
+    ScratchDir dir;
+    const double d = 0.1;
+    for (const auto& [az, el] :
+         std::vector<std::pair<double, double>>{{0, 0}, {30, 0}, {45, 0}, {-120, 20}, {75, -35}}) {
+        SCOPED_TRACE(testing::Message() << "azimuth " << az << ", elevation " << el);
+        const auto u = direction(az, el);
+        const auto file = dir / "g.h5";
+        ASSERT_TRUE(write_grid_file(
+            file, plane_wave_grid(u, {0, 0, 0}, d, kFs, 9600, 300, 800, 0.05), kFs, d));
+        const IrGrid grid(file);
+        const auto foa = auralize::encode_foa(grid, {0, 0, 0}, {});
+        const auto& w = foa.channels[Acn::kW];
+        const double x = gain(w, foa.channels[Acn::kX]), y = gain(w, foa.channels[Acn::kY]),
+                     z = gain(w, foa.channels[Acn::kZ]);
+        const double norm = std::sqrt(x * x + y * y + z * z);
+        const double cosine = (x * u[0] + y * u[1] + z * u[2]) / norm;
+        EXPECT_LT(std::acos(std::min(1.0, cosine)) * 180 / std::numbers::pi, 7.0);
+        EXPECT_NEAR(20 * std::log10(norm), 0.0, 1.5);
+    }
+}
+
+// End to end: `ardent simulate` writes the gradient from the cells next to each listener-grid
+// point (grid format 2), so a point source's direction at 500 Hz, ten times the old limit of a grid
+// every 8 cells at 1 kHz (c / (2 pi d) = 52 Hz, d = 1.06 m), comes out of the W/X/Y/Z ratios at
+// every grid point 1.5 m or more from the source. Walls fully absorbing, and only the direct
+// sound weighed: the absorbing layer reflects more at grazing incidence than its -40 dB normal.
+TEST(Ambisonics, SimulatedPointSourceHasItsDirectionAt500Hz) {
+    ScratchDir dir;
+    dir.write("room.json", R"({"format": "ardent-scene/1", "name": "anechoic box",
+  "geometry": {"box": [6.0, 4.0, 3.0]},
+  "materials": {"absorber": {"absorption": 1.0}},
+  "surfaces": {"*": "absorber"},
+  "sources": [{"name": "S1", "position": [1.5, 1.2, 1.4]}],
+  "listener_grid": {"every": 8},
+  "simulation": {"max_frequency": 1000, "duration": 0.05}})");
+    const auto r = run_ardent("simulate room.json -o out --threads 1 --quiet", dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::ifstream in(dir / "out" / "result.json");
+    const auto result = nlohmann::json::parse(in);
+    const auto src = result["sources"][0]["cell_centre"].get<std::array<double, 3>>();
+    const IrGrid grid(dir / "out" / "grid" / "S1.h5");
+    ASSERT_TRUE(grid.has_gradient());
+    EXPECT_NEAR(grid.gradient_spacing(), result["grid"]["h"].get<double>(), 1e-12);
+    size_t checked = 0;
+    double worst = 0, worst_level = 0;
+    for (size_t i = 0; i < grid.size(); ++i) {
+        const auto& p = grid.positions()[i];
+        const std::array<double, 3> to_src = {src[0] - p[0], src[1] - p[1], src[2] - p[2]};
+        const double dist =
+            std::sqrt(to_src[0] * to_src[0] + to_src[1] * to_src[1] + to_src[2] * to_src[2]);
+        if (dist < 1.5 || grid.gradient_kind(i) != std::array<int, 3>{2, 2, 2}) continue;
+        SCOPED_TRACE(testing::Message() << "grid point " << p[0] << ", " << p[1] << ", " << p[2]);
+        const auto foa = auralize::encode_foa(grid, p, {});
+        // An octave band at 500 Hz (kh = 0.85-1.71, h = 0.132 m), weighted in time around the
+        // direct sound (a Hann window of +-4 ms), before the walls' residual reflections arrive.
+        std::array<std::vector<double>, 4> band;
+        for (size_t c = 0; c < 4; ++c) {
+            std::vector<double> v(foa.channels[c].begin(), foa.channels[c].end());
+            band[c] = bandpass(v, foa.sample_rate, 354, 707, 0.1);
+        }
+        const double t_direct = dist / 343.0, half = 0.004;
+        double ww = 0, wx = 0, wy = 0, wz = 0;
+        for (size_t n = 0; n < band[0].size(); ++n) {
+            const double t = static_cast<double>(n) / foa.sample_rate - t_direct;
+            if (std::fabs(t) >= half) continue;
+            const double hann = 0.5 + 0.5 * std::cos(std::numbers::pi * t / half);
+            ww += hann * band[Acn::kW][n] * band[Acn::kW][n];
+            wx += hann * band[Acn::kW][n] * band[Acn::kX][n];
+            wy += hann * band[Acn::kW][n] * band[Acn::kY][n];
+            wz += hann * band[Acn::kW][n] * band[Acn::kZ][n];
+        }
+        const std::array<double, 3> v = {wx / ww, wy / ww, wz / ww};
+        const double norm = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        const double cosine =
+            (v[0] * to_src[0] + v[1] * to_src[1] + v[2] * to_src[2]) / (norm * dist);
+        const double angle = std::acos(std::min(1.0, cosine)) * 180 / std::numbers::pi;
+        EXPECT_LT(angle, 8.0);  // a plane wave at the band's top, kh = 1.71: up to 9.5
+        EXPECT_NEAR(20 * std::log10(norm), 0.0, 1.5);
+        worst = std::max(worst, angle);
+        worst_level = std::max(worst_level, std::fabs(20 * std::log10(norm)));
+        ++checked;
+    }
+    EXPECT_GE(checked, 3u);
+    std::printf(
+        "[ measured ] %zu grid points, 500 Hz octave: direction error <= %.2f deg, "
+        "dipole level within %.2f dB of W\n",
+        checked, worst, worst_level);
 }
 
 TEST(Ambisonics, OneSidedDifferenceAtTheGridEdge) {
@@ -150,6 +266,11 @@ TEST(Ambisonics, GridFilesAreChecked) {
     expect_refused(dir / "off.h5", "lattice");
     ASSERT_TRUE(write_grid_file(dir / "empty.h5", {}, kFs, 0.1));
     expect_refused(dir / "empty.h5", "no points");
+    ASSERT_TRUE(write_grid_file(dir / "v3.h5", pts, kFs, 0.1, "S1", "ardent-grid/3"));
+    expect_refused(dir / "v3.h5", "format");
+    // Format 2 without its gradient datasets.
+    ASSERT_TRUE(write_grid_file(dir / "v2.h5", pts, kFs, 0.1, "S1", "ardent-grid/2"));
+    expect_refused(dir / "v2.h5", "gradient_spacing");
 }
 
 }  // namespace

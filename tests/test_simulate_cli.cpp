@@ -203,6 +203,11 @@ TEST_F(SimulateCli, WritesIrGridAndResult) {
     EXPECT_EQ(h5_double_attr(f, "sample_rate"), 48000.0);
     EXPECT_NEAR(h5_double_attr(f, "grid_spacing"), 4 * j["grid"]["h"].get<double>(), 1e-12);
     EXPECT_EQ(h5_string_attr(f, "scene_hash"), j["scene"]["hash"].get<std::string>());
+    // Format 2: the gradient of every point from the cells next to it (one-cell differences).
+    EXPECT_EQ(h5_string_attr(f, "format"), "ardent-grid/2");
+    EXPECT_NEAR(h5_double_attr(f, "gradient_spacing"), j["grid"]["h"].get<double>(), 1e-12);
+    EXPECT_EQ(h5_dims(f, "gradient"), (std::vector<hsize_t>{pdims[0], 3, 2400}));
+    EXPECT_EQ(h5_dims(f, "gradient_kind"), (std::vector<hsize_t>{pdims[0], 3}));
     {
         const hid_t d = H5Dopen2(f, "ir", H5P_DEFAULT);
         std::vector<float> all(idims[0] * idims[1]);

@@ -58,9 +58,11 @@ std::unique_ptr<fftw_plan_s, PlanFree> plan_c2r(size_t n, fftw_complex* in, doub
 
 // c * integral(g dt) band-limited to [20 Hz, limit]: in the frequency domain c G / (i omega)
 // times a window that is 1 from 20 Hz to 0.8 limit and falls to 0 at 10 Hz and at the limit
-// (below 20 Hz the integrator would only amplify numerical noise; nothing audible is there). The
-// signal is zero-padded to twice its length so the integral's tail does not wrap around.
-std::vector<double> integrate(std::span<const double> g, double fs, double limit_hz, double c) {
+// (below 20 Hz the integrator would only amplify numerical noise; nothing audible is there),
+// times central_difference_gain(kd) when `d` > 0. The signal is zero-padded to twice its length
+// so the integral's tail does not wrap around.
+std::vector<double> integrate(std::span<const double> g, double fs, double limit_hz, double c,
+                              double d) {
     size_t n = 1;
     while (n < 2 * g.size())
         n *= 2;
@@ -78,7 +80,8 @@ std::vector<double> integrate(std::span<const double> g, double fs, double limit
             continue;
         }
         const double omega = 2 * std::numbers::pi * f;
-        spec[k] *= std::complex<double>(0, -c * w / (omega * static_cast<double>(n)));
+        const double eq = d > 0 ? central_difference_gain(omega * d / c) : 1.0;
+        spec[k] *= std::complex<double>(0, -c * w * eq / (omega * static_cast<double>(n)));
     }
     fftw_execute(plan_c2r(n, cs, buf.data()).get());
     buf.resize(g.size());
@@ -87,13 +90,18 @@ std::vector<double> integrate(std::span<const double> g, double fs, double limit
 
 }  // namespace
 
-double directional_limit_hz(double spacing, double speed_of_sound) {
-    return speed_of_sound / (2 * std::numbers::pi * spacing);
+double directional_limit_hz(double spacing, double speed_of_sound, double kd_limit) {
+    return kd_limit * speed_of_sound / (2 * std::numbers::pi * spacing);
+}
+
+double central_difference_gain(double kd) {
+    if (kd < 1e-3) return 1.0;  // the series: 1 + (kd)^2 / 10 + ...; avoids cancellation
+    return std::sqrt(kd * kd / 3 / (0.5 - std::sin(2 * kd) / (4 * kd)));
 }
 
 FoaIr encode_foa(std::span<const float> pressure, const std::array<std::vector<float>, 3>& gradient,
                  double sample_rate, double limit_hz, const Orientation& orientation,
-                 double speed_of_sound) {
+                 double speed_of_sound, double difference_spacing) {
     for (const auto& g : gradient)
         if (g.size() != pressure.size())
             throw std::invalid_argument("encode_foa: gradient and pressure lengths differ");
@@ -111,7 +119,8 @@ FoaIr encode_foa(std::span<const float> pressure, const std::array<std::vector<f
     std::array<std::vector<double>, 3> v;
     for (size_t a = 0; a < 3; ++a) {
         std::vector<double> g(gradient[a].begin(), gradient[a].end());
-        v[a] = integrate(g, sample_rate, std::min(limit_hz, 0.5 * sample_rate), speed_of_sound);
+        v[a] = integrate(g, sample_rate, std::min(limit_hz, 0.5 * sample_rate), speed_of_sound,
+                         difference_spacing);
     }
     FoaIr out;
     out.sample_rate = sample_rate;
@@ -143,33 +152,45 @@ FoaIr encode_foa(const IrGrid& grid, const Point& listener, const Orientation& o
     const std::vector<float> p0 = grid.ir(*centre);
     std::array<std::vector<float>, 3> gradient;
     std::array<int, 3> kind{};
-    const double d = grid.spacing();
-    for (int axis = 0; axis < 3; ++axis) {
-        const auto plus = grid.neighbour(*centre, axis, +1);
-        const auto minus = grid.neighbour(*centre, axis, -1);
-        auto& g = gradient[static_cast<size_t>(axis)];
-        g.assign(p0.size(), 0.0f);
-        if (plus && minus) {
-            const auto a = grid.ir(*plus), b = grid.ir(*minus);
-            for (size_t i = 0; i < g.size(); ++i)
-                g[i] = static_cast<float>((static_cast<double>(a[i]) - static_cast<double>(b[i])) /
-                                          (2 * d));
-            kind[static_cast<size_t>(axis)] = 2;
-        } else if (plus || minus) {
-            const auto a = plus ? grid.ir(*plus) : p0;
-            const auto b = plus ? p0 : grid.ir(*minus);
-            for (size_t i = 0; i < g.size(); ++i)
-                g[i] =
-                    static_cast<float>((static_cast<double>(a[i]) - static_cast<double>(b[i])) / d);
-            kind[static_cast<size_t>(axis)] = 1;
+    double d = grid.spacing();
+    if (grid.has_gradient()) {
+        // Format 2: one-cell differences stored by ardent simulate.
+        gradient = grid.gradient(*centre);
+        kind = grid.gradient_kind(*centre);
+        d = grid.gradient_spacing();
+    } else {
+        for (int axis = 0; axis < 3; ++axis) {
+            const auto plus = grid.neighbour(*centre, axis, +1);
+            const auto minus = grid.neighbour(*centre, axis, -1);
+            auto& g = gradient[static_cast<size_t>(axis)];
+            g.assign(p0.size(), 0.0f);
+            if (plus && minus) {
+                const auto a = grid.ir(*plus), b = grid.ir(*minus);
+                for (size_t i = 0; i < g.size(); ++i)
+                    g[i] = static_cast<float>(
+                        (static_cast<double>(a[i]) - static_cast<double>(b[i])) / (2 * d));
+                kind[static_cast<size_t>(axis)] = 2;
+            } else if (plus || minus) {
+                const auto a = plus ? grid.ir(*plus) : p0;
+                const auto b = plus ? p0 : grid.ir(*minus);
+                for (size_t i = 0; i < g.size(); ++i)
+                    g[i] = static_cast<float>(
+                        (static_cast<double>(a[i]) - static_cast<double>(b[i])) / d);
+                kind[static_cast<size_t>(axis)] = 1;
+            }
         }
     }
     if (kind[0] == 0 && kind[1] == 0 && kind[2] == 0)
         throw InputError("grid point " + fmt(grid.positions()[*centre]) + " of '" +
                          grid.file().string() +
                          "' has no neighbours in the grid, so the sound's direction is unknown");
-    FoaIr out = encode_foa(p0, gradient, grid.sample_rate(),
-                           directional_limit_hz(d, speed_of_sound), orientation, speed_of_sound);
+    // Central differences everywhere: kept to kd = 2.4 with the diffuse-field gain; a one-sided
+    // one is half a step off centre, so then only to kd = 1, as before.
+    const bool central = kind[0] != 1 && kind[1] != 1 && kind[2] != 1;
+    const double limit =
+        directional_limit_hz(d, speed_of_sound, central ? kCentralKdLimit : kOneSidedKdLimit);
+    FoaIr out = encode_foa(p0, gradient, grid.sample_rate(), limit, orientation, speed_of_sound,
+                           central ? d : 0.0);
     out.grid_point = *centre;
     out.position = grid.positions()[*centre];
     out.difference = kind;

@@ -98,8 +98,11 @@ IrGrid::IrGrid(const fs::path& file) : file_(file) {
     if (file_id_ < 0) bad(file, "HDF5 cannot open it");
     const hid_t f = file_id_;
     const auto format = attr_string(f, "format");
-    if (!format || *format != "ardent-grid/1")
-        bad(file, "attribute 'format' is not \"ardent-grid/1\" (not written by ardent simulate?)");
+    if (!format || (*format != "ardent-grid/1" && *format != "ardent-grid/2"))
+        bad(file,
+            "attribute 'format' is not \"ardent-grid/1\" or \"ardent-grid/2\" (not written by "
+            "ardent simulate?)");
+    const bool v2 = *format == "ardent-grid/2";
     const auto fs_attr = attr_double(f, "sample_rate");
     const auto spacing = attr_double(f, "grid_spacing");
     if (!fs_attr || !std::isfinite(*fs_attr) || *fs_attr <= 0)
@@ -143,6 +146,44 @@ IrGrid::IrGrid(const fs::path& file) : file_(file) {
     if (idims[1] == 0) bad(file, "the impulse responses have no samples");
     samples_ = idims[1];
 
+    if (v2) {
+        // /gradient N x 3 x T float32, /gradient_kind N x 3 int8, attribute gradient_spacing.
+        const auto gs = attr_double(f, "gradient_spacing");
+        if (!gs || !std::isfinite(*gs) || *gs <= 0)
+            bad(file, "attribute 'gradient_spacing' is missing or not positive");
+        gradient_spacing_ = *gs;
+        if (H5Lexists(f, "gradient", H5P_DEFAULT) <= 0) bad(file, "no dataset /gradient");
+        gradient_id_ = H5Dopen2(f, "gradient", H5P_DEFAULT);
+        if (gradient_id_ < 0) bad(file, "/gradient cannot be opened");
+        hsize_t gdims[3] = {0, 0, 0};
+        {
+            H5Handle space(H5Dget_space(gradient_id_), H5Sclose);
+            if (H5Sget_simple_extent_ndims(space.id) != 3 ||
+                H5Sget_simple_extent_dims(space.id, gdims, nullptr) != 3 || gdims[0] != pdims[0] ||
+                gdims[1] != 3 || gdims[2] != samples_)
+                bad(file, "/gradient is not an N x 3 x T array matching /ir");
+        }
+        if (H5Lexists(f, "gradient_kind", H5P_DEFAULT) <= 0) bad(file, "no dataset /gradient_kind");
+        H5Handle kind(H5Dopen2(f, "gradient_kind", H5P_DEFAULT), H5Dclose);
+        if (kind.id < 0) bad(file, "/gradient_kind cannot be opened");
+        hsize_t kdims[2] = {0, 0};
+        {
+            H5Handle space(H5Dget_space(kind.id), H5Sclose);
+            if (H5Sget_simple_extent_ndims(space.id) != 2 ||
+                H5Sget_simple_extent_dims(space.id, kdims, nullptr) != 2 || kdims[0] != pdims[0] ||
+                kdims[1] != 3)
+                bad(file, "/gradient_kind is not an N x 3 array");
+        }
+        gradient_kind_.resize(pdims[0]);
+        if (H5Dread(kind.id, H5T_NATIVE_INT8, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                    gradient_kind_.data()) < 0)
+            bad(file, "/gradient_kind cannot be read");
+        for (size_t i = 0; i < gradient_kind_.size(); ++i)
+            for (std::int8_t k : gradient_kind_[i])
+                if (k < 0 || k > 2)
+                    bad(file, "/gradient_kind of point " + std::to_string(i) + " is not 0, 1 or 2");
+    }
+
     positions_.resize(pdims[0]);
     for (size_t i = 0; i < positions_.size(); ++i)
         for (size_t a = 0; a < 3; ++a) {
@@ -172,6 +213,7 @@ IrGrid::IrGrid(const fs::path& file) : file_(file) {
 }
 
 IrGrid::~IrGrid() {
+    if (gradient_id_ >= 0) H5Dclose(gradient_id_);
     if (ir_id_ >= 0) H5Dclose(ir_id_);
     if (file_id_ >= 0) H5Fclose(file_id_);
 }
@@ -193,6 +235,35 @@ std::vector<float> IrGrid::ir(size_t point) const {
             throw InputError("cannot use " + quoted(file_) + ": the IR of grid point " +
                              std::to_string(point) + " holds NaN or infinite samples");
     return row;
+}
+
+std::array<std::vector<float>, 3> IrGrid::gradient(size_t point) const {
+    std::array<std::vector<float>, 3> out;
+    if (point >= positions_.size() || gradient_id_ < 0)
+        throw InputError("cannot read " + quoted(file_) + ": no gradient of grid point " +
+                         std::to_string(point));
+    std::vector<float> rows(3 * samples_);
+    H5Handle fspace(H5Dget_space(gradient_id_), H5Sclose);
+    hsize_t start[3] = {point, 0, 0}, count[3] = {1, 3, samples_};
+    H5Sselect_hyperslab(fspace.id, H5S_SELECT_SET, start, nullptr, count, nullptr);
+    H5Handle mspace(H5Screate_simple(3, count, nullptr), H5Sclose);
+    if (H5Dread(gradient_id_, H5T_NATIVE_FLOAT, mspace.id, fspace.id, H5P_DEFAULT, rows.data()) < 0)
+        throw InputError("cannot read " + quoted(file_) + ": HDF5 failed to read /gradient of " +
+                         "point " + std::to_string(point));
+    for (size_t a = 0; a < 3; ++a) {
+        out[a].assign(rows.begin() + static_cast<std::ptrdiff_t>(a * samples_),
+                      rows.begin() + static_cast<std::ptrdiff_t>((a + 1) * samples_));
+        for (float v : out[a])
+            if (!std::isfinite(v))
+                throw InputError("cannot use " + quoted(file_) + ": the gradient of grid point " +
+                                 std::to_string(point) + " holds NaN or infinite samples");
+    }
+    return out;
+}
+
+std::array<int, 3> IrGrid::gradient_kind(size_t point) const {
+    if (point >= gradient_kind_.size()) return {0, 0, 0};
+    return {gradient_kind_[point][0], gradient_kind_[point][1], gradient_kind_[point][2]};
 }
 
 std::array<std::int64_t, 3> IrGrid::lattice(size_t point) const {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <set>
+#include <unordered_set>
 
 #include "ardent/preprocess/mesh_import.h"
 #include "ardent/preprocess/surface_map.h"
@@ -37,6 +38,32 @@ size_t Preprocessed::listener_points() const {
     return n;
 }
 
+ListenerCells Preprocessed::listener_cells() const {
+    ListenerCells out;
+    const int every = scene.listener_grid_every;
+    if (every <= 0) return out;
+    const Grid& g = air.grid;
+    for (int k = 0; k < g.dims[2]; k += every)
+        for (int j = 0; j < g.dims[1]; j += every)
+            for (int i = 0; i < g.dims[0]; i += every)
+                if (air.air[g.index(i, j, k)]) out.cells.push_back({i, j, k});
+    out.points = out.cells.size();
+    // Neighbours that are grid points already are recorded as such (every = 1: all of them).
+    const auto on_grid = [&](const Index3& c) {
+        return c[0] % every == 0 && c[1] % every == 0 && c[2] % every == 0;
+    };
+    std::unordered_set<size_t> added;
+    for (size_t p = 0; p < out.points; ++p)
+        for (int a = 0; a < 3; ++a)
+            for (int d : {-1, 1}) {
+                Index3 c = out.cells[p];
+                c[static_cast<size_t>(a)] += d;
+                if (!g.contains(c) || on_grid(c) || !air.air[g.index(c)]) continue;
+                if (added.insert(g.index(c)).second) out.cells.push_back(c);
+            }
+    return out;
+}
+
 ResourceEstimate Preprocessed::estimate() const {
     EstimateInputs in;
     in.h = air.grid.h;
@@ -51,7 +78,8 @@ ResourceEstimate Preprocessed::estimate() const {
     }
     in.sources = scene.sources.size();
     in.receivers = scene.receivers.size();
-    in.listener_points = listener_points();
+    // Memory counts every recorded cell: the grid points and their neighbours.
+    in.listener_points = listener_cells().cells.size();
     const Box3 b = mesh.bounds();
     for (int a = 0; a < 3; ++a)
         in.bbox_cells[a] = cells_for_extent(b.hi[a] - b.lo[a], in.h);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <stdexcept>
 
 #include "ardent/preprocess/estimate.h"
 
@@ -268,17 +269,14 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid) {
     L.source = L.flat(p.air.sources.at(source).cell);
     for (const PlacedEmitter& r : p.air.receivers)
         L.receivers.push_back(L.flat(r.cell));
-    const int every = p.scene.listener_grid_every;
-    if (listener_grid && every > 0) {
-        for (int k = 0; k < g.dims[2]; k += every)
-            for (int j = 0; j < g.dims[1]; j += every)
-                for (int i = 0; i < g.dims[0]; i += every) {
-                    const int32_t f = L.flat({i, j, k});
-                    if (f < 0) continue;
-                    L.grid_cells.push_back(f);
-                    L.grid_positions.push_back(g.centre({i, j, k}));
-                }
-    }
+    if (listener_grid)
+        for (const Index3& c : p.listener_cells().cells) {
+            // Every air cell lies in a partition; the grid file's rows depend on that.
+            const int32_t f = L.flat(c);
+            if (f < 0) throw std::logic_error("listener-grid cell outside every partition");
+            L.grid_cells.push_back(f);
+            L.grid_positions.push_back(g.centre(c));
+        }
     return L;
 }
 

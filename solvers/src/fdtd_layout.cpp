@@ -67,15 +67,11 @@ FdtdLayout build_fdtd_layout(const Preprocessed& p, size_t source, bool listener
     }
     for (const PlacedEmitter& r : air.receivers)
         L.receivers.push_back(g.index(r.cell));
-    const int every = p.scene.listener_grid_every;
-    if (listener_grid && every > 0)
-        for (int k = 0; k < g.dims[2]; k += every)
-            for (int j = 0; j < g.dims[1]; j += every)
-                for (int i = 0; i < g.dims[0]; i += every)
-                    if (air.air[g.index(i, j, k)]) {
-                        L.grid_cells.push_back(g.index(i, j, k));
-                        L.grid_positions.push_back(g.centre({i, j, k}));
-                    }
+    if (listener_grid)
+        for (const Index3& c : p.listener_cells().cells) {
+            L.grid_cells.push_back(g.index(c));
+            L.grid_positions.push_back(g.centre(c));
+        }
     return L;
 }
 

@@ -61,9 +61,11 @@ inline std::vector<GridPoint> plane_wave_grid(std::array<double, 3> from,
     return pts;
 }
 
-// Writes the grid file; returns false if HDF5 fails.
+// Writes the grid file (format 1: positions and IRs only; other formats get the same content,
+// for files that must be refused); returns false if HDF5 fails.
 inline bool write_grid_file(const std::filesystem::path& file, const std::vector<GridPoint>& pts,
-                            double fs, double spacing, const std::string& source = "S1") {
+                            double fs, double spacing, const std::string& source = "S1",
+                            const std::string& format = "ardent-grid/1") {
     const hid_t f = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (f < 0) return false;
     bool ok = true;
@@ -107,7 +109,7 @@ inline bool write_grid_file(const std::filesystem::path& file, const std::vector
     attr_double("sample_rate", fs);
     attr_double("grid_spacing", spacing);
     attr_string("source", source);
-    attr_string("format", "ardent-grid/1");
+    attr_string("format", format);
     ok = H5Fclose(f) >= 0 && ok;
     return ok;
 }

@@ -8,12 +8,18 @@
 // up axes, and W is the pressure: exactly SN3D first order for a plane wave (X = cos(az) cos(el) p
 // and so on), and the pressure-velocity (W, -rho c v) pair for any field.
 //
-// The limit: the central difference (p(x + d) - p(x - d)) / 2d of a plane wave along the axis is
-// sin(kd)/d instead of k, 1.5 dB low at kd = 1 and meaningless (spatially aliased) beyond kd =
-// pi/2. The dipoles are therefore kept only up to the frequency where kd = 1, f = c / (2 pi d),
-// and faded out above it; above that limit the rendering is W only, omnidirectional. A grid every
-// 8 cells at 1 kHz (d about 1 m) gives directions up to about 50 Hz; every cell (d = 0.13 m) up to
-// about 400 Hz. docs/auralization.md explains the choice.
+// The limit: the central difference (p(x + d) - p(x - d)) / 2d of a plane wave along an axis is
+// sin(kd)/d instead of k. Its sign stays right up to kd = pi, but the loss grows with kd and
+// depends on the direction, which bends directions towards the diagonals. The loss is made up
+// on average over directions (a diffuse-field gain, the same for the three axes, so directions
+// are untouched), and the dipoles are kept up to kd = 2.4, faded out from kd = 1.92: plane-wave
+// directions are then within 4.4 degrees at kd = 1.21 and 13 degrees at kd = 1.93. Listener grids
+// of format 2 store the gradient from the cells next to each grid point (d = the simulation's
+// cell size h = c / (2.6 f_max) for ARD), so kd = 1.93 is 0.8 f_max, the top of the band the IRs
+// are flat in: directions across the band. Older grids (format 1) only have the grid points
+// themselves, d = h * every; every 8 cells at 1 kHz (d about 1 m) gives directions up to about
+// 120 Hz. A one-sided difference (at a wall) is also half a step off centre, a phase error of
+// kd/2, so there the dipoles stop at kd = 1. docs/auralization.md explains the choices.
 #pragma once
 
 #include <array>
@@ -48,19 +54,33 @@ struct FoaIr {
     std::array<int, 3> difference{};
 };
 
-// c / (2 pi d): where the central difference over +-d is 1.5 dB low (kd = 1).
-double directional_limit_hz(double spacing, double speed_of_sound = kSpeedOfSound);
+// kd up to which the dipoles are kept: for central differences (faded out from 0.8 of it), and
+// where any axis has a one-sided difference.
+inline constexpr double kCentralKdLimit = 2.4;
+inline constexpr double kOneSidedKdLimit = 1.0;
+
+// kd_limit c / (2 pi d): the frequency where kd reaches `kd_limit` (default: kd = 1, where the
+// central difference over +-d is 1.5 dB low).
+double directional_limit_hz(double spacing, double speed_of_sound = kSpeedOfSound,
+                            double kd_limit = 1.0);
+
+// The diffuse-field gain that makes up the loss of a central difference over +-d:
+// sqrt((kd)^2 / 3 / (1/2 - sin(2 kd) / (4 kd))), 1 at kd = 0 (the mean of sin^2(kd cos t) over
+// the sphere against that of (kd cos t)^2).
+double central_difference_gain(double kd);
 
 // From the pressure IR and the three gradient IRs along the model axes (same length and rate),
-// the dipoles kept up to `limit_hz`. Throws std::invalid_argument for mismatched lengths or a
-// degenerate orientation.
+// the dipoles kept up to `limit_hz`. When `difference_spacing` d > 0 the gradients are central
+// differences over +-d and get central_difference_gain(kd). Throws std::invalid_argument for
+// mismatched lengths or a degenerate orientation.
 FoaIr encode_foa(std::span<const float> pressure, const std::array<std::vector<float>, 3>& gradient,
                  double sample_rate, double limit_hz, const Orientation& orientation,
-                 double speed_of_sound = kSpeedOfSound);
+                 double speed_of_sound = kSpeedOfSound, double difference_spacing = 0);
 
-// At the grid point nearest `listener`: its IR as W, the gradient from its neighbours (central
-// differences, one-sided where a neighbour is missing). InputError naming the grid file when the
-// listener is outside the grid (no point within one grid spacing) or no neighbour exists at all.
+// At the grid point nearest `listener`: its IR as W, and the gradient: the stored one-cell
+// differences of a format-2 grid, else differences between grid points (central, one-sided where a
+// neighbour is missing). InputError naming the grid file when the listener is outside the grid
+// (no point within one grid spacing) or no gradient exists at all.
 FoaIr encode_foa(const IrGrid& grid, const Point& listener, const Orientation& orientation,
                  double speed_of_sound = kSpeedOfSound);
 

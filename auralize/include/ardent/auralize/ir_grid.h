@@ -1,7 +1,8 @@
 // The listener grid that `ardent simulate` writes (grid/<source>.h5, docs/output-format.md): the
-// positions of the grid points and their impulse responses, read through HDF5 one row at a time
-// (a grid can hold thousands of IRs), and the lattice lookups the spatial rendering needs: the
-// point nearest a listener and a point's neighbours one grid step away along each axis.
+// positions of the grid points, their impulse responses and (format 2) their pressure-gradient
+// IRs from one-cell central differences, read through HDF5 one point at a time (a grid can hold
+// thousands of IRs), and the lattice lookups the spatial rendering needs: the point nearest a
+// listener and a point's neighbours one grid step away along each axis.
 #pragma once
 
 #include <array>
@@ -22,9 +23,10 @@ bool is_hdf5_file(const std::filesystem::path& file);
 
 class IrGrid {
   public:
-    // Opens and checks the file: attribute format "ardent-grid/1", /positions N x 3 and /ir N x T
-    // with N, T > 0, positive sample_rate and grid_spacing, points on one lattice. Throws
-    // InputError naming the file and what is wrong.
+    // Opens and checks the file: attribute format "ardent-grid/1" or "ardent-grid/2", /positions
+    // N x 3 and /ir N x T with N, T > 0, positive sample_rate and grid_spacing, points on one
+    // lattice; format 2 also /gradient N x 3 x T, /gradient_kind N x 3 (values 0-2) and a positive
+    // gradient_spacing. Throws InputError naming the file and what is wrong.
     explicit IrGrid(const std::filesystem::path& file);
     ~IrGrid();
     IrGrid(const IrGrid&) = delete;
@@ -43,6 +45,13 @@ class IrGrid {
     // Row `point` of /ir (InputError if the read fails).
     std::vector<float> ir(size_t point) const;
 
+    // Format 2: the gradient IRs dp/dx, dp/dy, dp/dz of a point (Pa/m, the IR convention), each
+    // a difference over +-gradient_spacing() (central) or over one side (kind 1); kind 0: none.
+    bool has_gradient() const { return gradient_id_ >= 0; }
+    double gradient_spacing() const { return gradient_spacing_; }
+    std::array<std::vector<float>, 3> gradient(size_t point) const;
+    std::array<int, 3> gradient_kind(size_t point) const;
+
     // The point nearest `p` among those at most one grid spacing away, if any.
     std::optional<size_t> nearest(const Point& p) const;
     // The point one grid step from `point` along `axis` (0, 1, 2) in direction `dir` (+1 or -1).
@@ -53,7 +62,9 @@ class IrGrid {
     std::array<std::int64_t, 3> lattice(size_t point) const;
 
     std::filesystem::path file_;
-    std::int64_t file_id_ = -1, ir_id_ = -1;  // hid_t
+    std::int64_t file_id_ = -1, ir_id_ = -1, gradient_id_ = -1;  // hid_t
+    double gradient_spacing_ = 0;
+    std::vector<std::array<std::int8_t, 3>> gradient_kind_;
     std::vector<Point> positions_;
     size_t samples_ = 0;
     double sample_rate_ = 0, spacing_ = 0;

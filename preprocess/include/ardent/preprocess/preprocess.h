@@ -21,6 +21,17 @@ struct StageTimes {
     double import_s = 0, voxelize_s = 0, decompose_s = 0;
 };
 
+// The cells the listener grid records, in the order every solver records them: first the grid
+// points, the air cells whose three coordinates are multiples of listener_grid.every (k, j, i
+// order); then the air cells one cell from a grid point along an axis that are not grid points
+// themselves, each once, in order of first appearance (point by point; axes x, y, z; -1 before
+// +1). The neighbours give the pressure gradient at each point as a one-cell central difference,
+// valid across the simulated band (docs/output-format.md, listener grid format 2).
+struct ListenerCells {
+    std::vector<Index3> cells;
+    size_t points = 0;  // cells[0, points) are the grid points
+};
+
 struct Preprocessed {
     Scene scene;
     TriangleMesh mesh;
@@ -30,6 +41,7 @@ struct Preprocessed {
     StageTimes times;
 
     size_t listener_points() const;  // air cells on the listener grid (every N cells)
+    ListenerCells listener_cells() const;
     ResourceEstimate estimate() const;
 };
 

@@ -92,6 +92,8 @@ struct Layout {
     std::vector<PmlLine> pml;          // PML lines; line L owns cells air_cells + L * depth
     int32_t source = -1;
     std::vector<int32_t> receivers;
+    // Preprocessed::listener_cells(): the grid points, then their one-cell neighbours (for the
+    // gradient); backends sample whatever this list holds.
     std::vector<int32_t> grid_cells;
     std::vector<Vec3> grid_positions;
 
