@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Draws the ARD validation figures of docs/validation.md from the CSVs the validation tests write.
+"""Draws the validation figures of docs/validation.md from the CSVs the tests write.
 
 Usage:
   ARDENT_VALIDATION_OUT=out/validation build/tests/test_ard_validation_long
   ARDENT_VALIDATION_OUT=out/validation build/tests/test_ard_validation      # CI-size runs
+  ARDENT_VALIDATION_OUT=out/validation build/tests/test_convolution         # convolution
+  ARDENT_VALIDATION_OUT=out/validation build/tests/test_partitioned_convolver
+  ARDENT_VALIDATION_OUT=out/validation build/tests/test_analysis            # ISO 3382-1
   python3 scripts/plot_validation.py out/validation [-o docs/images]
 
 Each figure uses the long run's CSV when present and the CI run's (suffix _ci) otherwise; figures
@@ -49,10 +52,17 @@ def log_frequency_axis(ax, lo=40, hi=1000):
     ax.minorticks_off()
 
 
-def save(fig, out, name):
+def save(fig, out, name, dpi=110, palette=False):
     path = os.path.join(out, "validation-" + name + ".png")
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=dpi)
     plt.close(fig)
+    if palette:
+        # Line plots need few colours: a 64-colour palette makes the file several times smaller.
+        try:
+            from PIL import Image
+            Image.open(path).convert("RGB").quantize(64).save(path, optimize=True)
+        except ImportError:
+            pass
     print("wrote", path)
 
 
@@ -192,6 +202,128 @@ def plot_energy(folder, out):
     save(fig, out, "energy")
 
 
+def plot_convolution(folder, out):
+    """Offline and partitioned convolution against the direct form: error re peak per case and
+    over the output of one case each."""
+    off, part = (os.path.join(folder, f) for f in
+                 ("convolution_offline.csv", "convolution_partitioned.csv"))
+    if not (os.path.exists(off) and os.path.exists(part)):
+        print("skip convolution (no CSV)")
+        return
+    o, p = read_csv(off), read_csv(part)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [1, 1.2]})
+    labels = [f"{int(a)}x{int(b)}" for a, b in zip(o["signal_samples"], o["filter_samples"])]
+    ax1.plot(range(len(labels)), o["error_db"], "o", color="tab:blue", ms=5,
+             label="offline (signal x filter samples)")
+    plabels = [f"B{int(b)} IR{int(n)}" + ("" if m > b else " uniform")
+               for b, n, m in zip(p["block"], p["ir_samples"], p["max_partition"])]
+    x0 = len(labels)
+    ax1.plot(range(x0, x0 + len(plabels)), p["error_db"], "s", color="tab:orange", ms=5,
+             label="partitioned (block, IR samples)")
+    ax1.axhline(-120, color="k", ls="--", lw=1, label="bar -120 dB")
+    ax1.set_xticks(range(x0 + len(plabels)))
+    ax1.set_xticklabels(labels + plabels, rotation=90, fontsize=6)
+    ax1.set_ylabel("max error re peak (dB)")
+    ax1.set_ylim(-160, -100)
+    worst = max(o["error_db"] + p["error_db"])
+    ax1.set_title(f"every case, worst {worst:.1f} dB", fontsize=9)
+    ax1.legend(fontsize=7, loc="upper right")
+    for name, color, label in (("convolution_offline_trace.csv", "tab:blue",
+                                "offline, 20 000 x 7 001"),
+                               ("convolution_partitioned_trace.csv", "tab:orange",
+                                "partitioned, block 128, IR 30 000")):
+        path = os.path.join(folder, name)
+        if os.path.exists(path):
+            d = read_csv(path)
+            ax2.plot(d["sample"], d["error_db"], color=color, lw=0.8, label=label)
+    ax2.axhline(-120, color="k", ls="--", lw=1)
+    ax2.set_ylim(-180, -100)
+    ax2.set_xlabel("output sample")
+    ax2.set_ylabel("error re peak (dB), max per chunk")
+    ax2.set_title("error over the output", fontsize=9)
+    ax2.legend(fontsize=7, loc="lower right")
+    fig.suptitle("Convolution (float32) vs double-precision direct form", fontsize=10)
+    fig.tight_layout()
+    save(fig, out, "convolution", dpi=90, palette=True)
+
+
+def plot_analysis(folder, out):
+    """ISO 3382-1 analysis: decay-time errors vs noise floor per band, and the energy parameters
+    against closed forms (no noise) and against the noise-free decay."""
+    noise = os.path.join(folder, "analysis_noise.csv")
+    single = os.path.join(folder, "analysis_single_slope.csv")
+    if not (os.path.exists(noise) and os.path.exists(single)):
+        print("skip analysis (no CSV)")
+        return
+    n, s1 = read_csv(noise), read_csv(single)
+    bands = sorted(set(n["band_hz"]))
+    levels = sorted(set(n["noise_db"]))
+    cmap = plt.get_cmap("viridis")
+    fig, axes = plt.subplots(2, 3, figsize=(11, 6))
+    for col, (key, name) in enumerate((("edt", "EDT"), ("t20", "T20"), ("t30", "T30"))):
+        ax_mean, ax_worst = axes[0][col], axes[1][col]
+        for i, b in enumerate(bands):
+            rows = [k for k in range(len(n["band_hz"])) if n["band_hz"][k] == b]
+            rows.sort(key=lambda k: n["noise_db"][k])
+            x = [n["noise_db"][k] for k in rows]
+            rel = [True if key == "edt" else n[key + "_reliable"][k] > 0.5 for k in rows]
+            color = cmap(i / max(1, len(bands) - 1))
+            label = f"{b:g} Hz" if b < 1000 else f"{b / 1000:g} kHz"
+            for ax, stat in ((ax_mean, "_mean_pct"), (ax_worst, "_worst_pct")):
+                y = [n[key + stat][k] for k in rows]
+                ax.plot(x, y, "-", color=color, lw=0.8, label=label)
+                ax.plot([a for a, r in zip(x, rel) if r], [v for v, r in zip(y, rel) if r], "o",
+                        color=color, ms=3)
+                ax.plot([a for a, r in zip(x, rel) if not r],
+                        [v for v, r in zip(y, rel) if not r], "x", color=color, ms=5)
+        ax_mean.axhspan(-1, 1, color="tab:green", alpha=0.12)
+        ax_worst.axhline(1, color="tab:green", ls="--", lw=1)
+        ax_mean.set_title(f"{name}: mean error of 8 noise realisations", fontsize=9)
+        ax_worst.set_title(f"{name}: worst realisation", fontsize=9)
+        ax_mean.set_ylim(-2, 2)
+        ax_worst.set_yscale("log")
+        ax_worst.set_ylim(0.005, 20)
+        ax_worst.set_xlabel("noise floor (dB re decay start)")
+        ax_mean.set_xticks(levels)
+        ax_worst.set_xticks(levels)
+    axes[0][0].set_ylabel("error (%)")
+    axes[1][0].set_ylabel("|error| (%)")
+    axes[0][2].legend(fontsize=6, ncol=2, loc="upper left")
+    fig.suptitle("ISO 3382-1 decay times vs noise floor, T = 1 s, octave bands (x: unreliable by "
+                 "ISO's dynamic range; shaded / dashed: bar 1 %)", fontsize=9)
+    fig.tight_layout()
+    save(fig, out, "analysis-decay", dpi=90, palette=True)
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.4))
+    for i, b in enumerate(bands):
+        rows = sorted((k for k in range(len(n["band_hz"])) if n["band_hz"][k] == b),
+                      key=lambda k: n["noise_db"][k])
+        color = cmap(i / max(1, len(bands) - 1))
+        label = f"{b:g} Hz" if b < 1000 else f"{b / 1000:g} kHz"
+        ax1.plot([n["noise_db"][k] for k in rows], [n["c80_worst_db"][k] for k in rows], "o-",
+                 color=color, ms=3, lw=0.8, label=label)
+        ax2.plot([n["noise_db"][k] for k in rows],
+                 [n["d50_worst_pct_points"][k] for k in rows], "o-", color=color, ms=3, lw=0.8)
+    c80_exact = max(abs(v) for v in s1["c80_err_db"])
+    d50_exact = max(abs(v) for v in s1["d50_err_pct_points"])
+    ax1.axhline(0.1, color="tab:green", ls="--", lw=1, label="bar 0.1 dB")
+    ax2.axhline(0.5, color="tab:green", ls="--", lw=1, label="bar 0.5 %")
+    ax1.set_title(f"C80: worst |noisy - noise-free|; no noise vs closed form: "
+                  f"{c80_exact:.3f} dB", fontsize=8)
+    ax2.set_title(f"D50: worst |noisy - noise-free|; no noise vs closed form: "
+                  f"{d50_exact:.3f} %", fontsize=8)
+    ax1.set_ylabel("dB")
+    ax2.set_ylabel("percentage points")
+    for ax in (ax1, ax2):
+        ax.set_yscale("log")
+        ax.set_xlabel("noise floor (dB re decay start)")
+        ax.set_xticks(levels)
+    ax1.legend(fontsize=6, ncol=2)
+    ax2.legend(fontsize=7)
+    fig.tight_layout()
+    save(fig, out, "analysis-energy", dpi=90, palette=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("folder", help="folder the tests wrote their CSVs into (ARDENT_VALIDATION_OUT)")
@@ -209,6 +341,8 @@ def main():
     plot_reflection(args.folder, args.out)
     plot_absorption(args.folder, args.out)
     plot_energy(args.folder, args.out)
+    plot_convolution(args.folder, args.out)
+    plot_analysis(args.folder, args.out)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ardent/auralize/fft_convolution.h"
+#include "signal_tools.h"
 
 namespace ardent::test {
 namespace {
@@ -62,10 +63,30 @@ struct Case {
     size_t nx, nh;
 };
 
+// The error of y against ref re ref's peak, as its largest value in each of about 300 chunks of
+// the output, in dB (for the figure in docs/validation.md).
+void write_error_trace(const std::string& name, std::span<const float> y,
+                       std::span<const double> ref) {
+    double peak = 0;
+    for (double v : ref)
+        peak = std::max(peak, std::fabs(v));
+    const size_t chunk = std::max<size_t>(1, ref.size() / 300);
+    std::vector<double> at, db;
+    for (size_t i0 = 0; i0 < ref.size(); i0 += chunk) {
+        double e = 0;
+        for (size_t i = i0; i < std::min(ref.size(), i0 + chunk); ++i)
+            e = std::max(e, std::fabs(static_cast<double>(y[i]) - ref[i]));
+        at.push_back(static_cast<double>(i0));
+        db.push_back(20 * std::log10(std::max(e, 1e-300) / peak));
+    }
+    write_validation_csv(name, {"sample", "error_db"}, {at, db});
+}
+
 TEST(FftConvolution, MatchesDirectFormWithinMinus120Db) {
     const Case cases[] = {{1, 1},       {1, 1000},     {1000, 1},    {7, 5},       {4096, 4096},
                           {5000, 3000}, {20000, 7001}, {100, 20000}, {30011, 2049}};
     double worst = -400;
+    std::vector<double> nxs, nhs, errors;
     for (const Case& c : cases) {
         SCOPED_TRACE(testing::Message() << "x " << c.nx << " samples, h " << c.nh);
         const auto x = noise(c.nx, 1);
@@ -76,8 +97,15 @@ TEST(FftConvolution, MatchesDirectFormWithinMinus120Db) {
         const double db = error_db(y, ref);
         EXPECT_LE(db, -120.0);
         worst = std::max(worst, db);
+        nxs.push_back(static_cast<double>(c.nx));
+        nhs.push_back(static_cast<double>(c.nh));
+        errors.push_back(db);
+        if (c.nx == 20000 && c.nh == 7001)
+            write_error_trace("convolution_offline_trace.csv", y, ref);
     }
     RecordProperty("worst_error_db", std::to_string(worst));
+    write_validation_csv("convolution_offline.csv",
+                         {"signal_samples", "filter_samples", "error_db"}, {nxs, nhs, errors});
 }
 
 // Measured FFTW plans are other algorithms: the same accuracy is required of them.

@@ -19,6 +19,7 @@
 
 #include "ardent/auralize/fft_convolution.h"
 #include "ardent/auralize/partitioned_convolver.h"
+#include "signal_tools.h"
 
 // Counts heap allocations made by this thread while `counting` is set: the test for "no
 // allocation in process()". Replacing the global operator new is the standard hook for that.
@@ -141,6 +142,7 @@ TEST(PartitionedConvolver, MatchesDirectFormWithinMinus120Db) {
         {512, 9000, 512},  {64, 48000, 1024},
     };
     double worst = -400;
+    std::vector<double> blocks, lens, partitions, errors;
     for (const Config& c : configs) {
         SCOPED_TRACE(testing::Message() << "block " << c.block << ", IR " << c.ir_len
                                         << ", max partition " << c.max_partition);
@@ -151,11 +153,36 @@ TEST(PartitionedConvolver, MatchesDirectFormWithinMinus120Db) {
         const auto x = noise(c.ir_len + 3000, 12);
         const size_t n_out = x.size() + c.ir_len - 1;
         const auto y = run(conv, x, n_out);
-        const double db = error_db(y[0], direct(x, h, n_out));
+        const auto ref = direct(x, h, n_out);
+        const double db = error_db(y[0], ref);
         EXPECT_LE(db, -120.0);
         worst = std::max(worst, db);
+        blocks.push_back(static_cast<double>(c.block));
+        lens.push_back(static_cast<double>(c.ir_len));
+        partitions.push_back(static_cast<double>(c.max_partition));
+        errors.push_back(db);
+        if (c.block == 128 && c.ir_len == 30000 && c.max_partition == 8192) {
+            // The error over time, its largest value per chunk of the output (for the figure).
+            double peak = 0;
+            for (double v : ref)
+                peak = std::max(peak, std::fabs(v));
+            const size_t chunk = n_out / 300;
+            std::vector<double> at, trace;
+            for (size_t i0 = 0; i0 < n_out; i0 += chunk) {
+                double e = 0;
+                for (size_t i = i0; i < std::min(n_out, i0 + chunk); ++i)
+                    e = std::max(e, std::fabs(static_cast<double>(y[0][i]) - ref[i]));
+                at.push_back(static_cast<double>(i0));
+                trace.push_back(20 * std::log10(std::max(e, 1e-300) / peak));
+            }
+            write_validation_csv("convolution_partitioned_trace.csv", {"sample", "error_db"},
+                                 {at, trace});
+        }
     }
     RecordProperty("worst_error_db", std::to_string(worst));
+    write_validation_csv("convolution_partitioned.csv",
+                         {"block", "ir_samples", "max_partition", "error_db"},
+                         {blocks, lens, partitions, errors});
 }
 
 TEST(PartitionedConvolver, EachChannelHasItsOwnIr) {
