@@ -204,12 +204,17 @@ Action add_auralize(CLI::App& app) {
             std::printf("IR: listener grid %s (source %s, %zu points %.3f m apart, %.0f Hz)\n",
                         ir_path.c_str(), grid.source().c_str(), grid.size(), grid.spacing(),
                         grid.sample_rate());
-            std::printf("listener %s -> grid point %s, %.3f m away; gradient x %s, y %s, z %s\n",
+            std::printf("listener %s -> grid point %s, %.3f m away; gradient x %s, y %s, z %s",
                         fmt_point(*listener).c_str(), fmt_point(gp).c_str(), dist,
                         kinds[foa->difference[0]], kinds[foa->difference[1]],
                         kinds[foa->difference[2]]);
+            if (grid.has_gradient())
+                std::printf(", over the cells next to it (%.3f m)\n", grid.gradient_spacing());
+            else
+                std::printf(", over the grid points next to it (%.3f m; a grid of format 1)\n",
+                            grid.spacing());
             std::printf(
-                "directions up to %.0f Hz (the grid spacing allows no more); above that "
+                "directions up to %.0f Hz (the difference's step allows no more); above that "
                 "the rendering is omnidirectional\n",
                 foa->directional_limit_hz);
             for (auto& ch : foa->channels)
