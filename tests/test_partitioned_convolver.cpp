@@ -2,17 +2,22 @@
 // within -120 dB re peak for blocks of 64-512 samples, uniform and multi-stage layouts and several
 // channels; IR changes while running that never jump further from one sample to the next than the
 // two convolutions being cross-faded allow (and a hard switch, for contrast, does); no heap
-// allocation in process(); set_ir() from another thread while processing.
+// allocation or lock in process(); set_ir() from another thread while processing.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <random>
+#include <shared_mutex>
 #include <span>
 #include <thread>
 #include <vector>
@@ -21,12 +26,42 @@
 #include "ardent/auralize/partitioned_convolver.h"
 #include "signal_tools.h"
 
-// Counts heap allocations made by this thread while `counting` is set: the test for "no
-// allocation in process()". Replacing the global operator new is the standard hook for that.
+// Counts heap allocations and lock acquisitions made by this thread while `counting` is set: the
+// test for "no allocation or locks in process()". Replacing the global operator new is the
+// standard hook for allocations; for locks, this executable's own pthread_mutex_lock and
+// pthread_rwlock_*lock (which std::mutex, std::shared_mutex and condition variables call)
+// count, then forward to the C library's.
 namespace {
 thread_local bool counting = false;
 thread_local size_t allocations = 0;
+thread_local size_t locks = 0;
+
+template <typename Fn>
+Fn next_symbol(const char* name) {
+    return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
+}
 }  // namespace
+
+extern "C" int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
+    if (counting) ++locks;
+    static const auto real = next_symbol<int (*)(pthread_mutex_t*)>("pthread_mutex_lock");
+    return real(m);
+}
+extern "C" int pthread_mutex_trylock(pthread_mutex_t* m) noexcept {
+    if (counting) ++locks;
+    static const auto real = next_symbol<int (*)(pthread_mutex_t*)>("pthread_mutex_trylock");
+    return real(m);
+}
+extern "C" int pthread_rwlock_rdlock(pthread_rwlock_t* l) noexcept {
+    if (counting) ++locks;
+    static const auto real = next_symbol<int (*)(pthread_rwlock_t*)>("pthread_rwlock_rdlock");
+    return real(l);
+}
+extern "C" int pthread_rwlock_wrlock(pthread_rwlock_t* l) noexcept {
+    if (counting) ++locks;
+    static const auto real = next_symbol<int (*)(pthread_rwlock_t*)>("pthread_rwlock_wrlock");
+    return real(l);
+}
 
 void* operator new(size_t n) {
     if (counting) ++allocations;
@@ -296,29 +331,51 @@ TEST(PartitionedConvolver, IrSwapNeverJumpsMoreThanTheSignalsAllow) {
     }
 }
 
-TEST(PartitionedConvolver, ProcessDoesNotAllocate) {
+TEST(PartitionedConvolver, ProcessDoesNotAllocateOrLock) {
     PartitionedConvolver conv;
     conv.prepare(48000, 128, 2);
     const auto h = noise(48000, 41, 8000);
     const std::span<const float> two[] = {h, h};
     conv.set_ir(two);
     std::vector<float> in = noise(128, 42), out(256);
-    // The hook itself must see allocations, or this test could not fail.
+    // The hooks themselves must see allocations and locks, or this test could not fail.
     counting = true;
-    allocations = 0;
+    allocations = locks = 0;
     auto probe = std::make_unique<std::vector<float>>(10);
+    {
+        std::mutex m;
+        const std::lock_guard lock(m);
+    }
+    {
+        std::shared_mutex m;
+        const std::shared_lock lock(m);
+    }
     counting = false;
     ASSERT_GE(allocations, 1u);
-    size_t during = 0;
+    ASSERT_GE(locks, 2u);
+    size_t allocs_during = 0, locks_during = 0;
+    // IR changes from another thread while this one processes: set_ir() takes its own mutex,
+    // which process() must never wait for.
+    std::atomic<bool> stop{false};
+    std::thread writer([&] {
+        while (!stop.load()) {
+            conv.set_ir(two);
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+    });
     for (int k = 0; k < 2000; ++k) {
         if (k == 700) conv.set_ir(two);  // a fade in between
         counting = true;
-        allocations = 0;
+        allocations = locks = 0;
         conv.process(in, out);
         counting = false;
-        during += allocations;
+        allocs_during += allocations;
+        locks_during += locks;
     }
-    EXPECT_EQ(during, 0u);
+    stop = true;
+    writer.join();
+    EXPECT_EQ(allocs_during, 0u);
+    EXPECT_EQ(locks_during, 0u);
 }
 
 // A writer thread keeps replacing the IR while the audio thread runs; afterwards the output
