@@ -90,6 +90,18 @@ bool is_hdf5_file(const fs::path& file) {
 }
 
 IrGrid::IrGrid(const fs::path& file) : file_(file) {
+    // A constructor that throws runs no destructor: close what was opened before rethrowing.
+    try {
+        open(file);
+    } catch (...) {
+        if (gradient_id_ >= 0) H5Dclose(gradient_id_);
+        if (ir_id_ >= 0) H5Dclose(ir_id_);
+        if (file_id_ >= 0) H5Fclose(file_id_);
+        throw;
+    }
+}
+
+void IrGrid::open(const fs::path& file) {
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) bad(file, "no such file");
     if (!is_hdf5_file(file)) bad(file, "not an HDF5 file");

@@ -58,6 +58,7 @@ class IrGrid {
     std::optional<size_t> neighbour(size_t point, int axis, int dir) const;
 
   private:
+    void open(const std::filesystem::path& file);
     std::optional<size_t> at(std::int64_t i, std::int64_t j, std::int64_t k) const;
     std::array<std::int64_t, 3> lattice(size_t point) const;
 
