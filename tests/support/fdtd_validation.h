@@ -79,6 +79,9 @@ inline DuctRun run_duct(const Duct& d, size_t steps) {
     SolverOptions o;
     o.precision = Precision::Float64;
     o.listener_grid = false;
+    // One thread: a few thousand cells a step; two threads meeting at a barrier every step cost
+    // far more than the step when other jobs share the cores (ctest -j2).
+    o.threads = 1;
     auto solver = make_solver(p, o);
     solver->advance(steps);
     DuctRun r;
