@@ -22,10 +22,11 @@ void check_memory(const Preprocessed& p, const SolverOptions& options) {
     // (the 512^3 benchmark box came out at 67 GB instead of 1.2 GB).
     const double dt = fdtd ? fdtd_time_step(p.air.grid.h, sim.speed_of_sound) : e.dt_ard;
     const double sources = static_cast<double>(std::max<size_t>(1, p.scene.sources.size()));
-    // The estimate counts the recorded signals of every source; one source runs at a time.
-    const double outputs_all = sources *
-                               static_cast<double>(p.scene.receivers.size() + p.listener_points()) *
-                               4.0 * std::ceil(sim.duration / dt);
+    // The estimate counts the recorded signals of every source; one source runs at a time. The
+    // listener grid records its points and their neighbours (listener_cells).
+    const double outputs_all =
+        sources * static_cast<double>(p.scene.receivers.size() + p.listener_cells().cells.size()) *
+        4.0 * std::ceil(sim.duration / dt);
     // FDTD: two pressure arrays and about a byte of tables per grid cell (as the estimate counts).
     const double total =
         fdtd ? 9.0 * static_cast<double>(p.air.grid.count()) + outputs_all : e.memory_ard_cpu;
