@@ -15,11 +15,11 @@ namespace {
 // CPU cores (bench_ard_cpu, Musikverein hall at 500 Hz, float32: 1.0e8), ARD on an H100
 // (bench_ard_cuda, Musikverein x 0.843 at 1650 Hz: 1.19e10; the L-shaped room x 4.02 runs
 // 1.31e10) and FDTD on an H100 (bench_fdtd_cuda, López's 512^3 box: 1.79e11 air cells/s);
-// docs/measurements/gpu-check-h100-2026-11-22.log. FDTD on 2 cores is a target until measured:
-// memory speed (~10 GB/s over 12 B per cell).
+// docs/measurements/gpu-check-h100-2026-11-22.log; FDTD on 2 CPU cores (bench_fdtd_cpu, 256^3
+// box: 1.44-1.57e9; L-shaped room at 1 kHz: 2.3e9).
 constexpr double kArdCpuRate = 1.0e8;
 constexpr double kArdGpuRate = 1.2e10;
-constexpr double kFdtdCpuRate = 6.0e8;
+constexpr double kFdtdCpuRate = 1.5e9;
 constexpr double kFdtdGpuRate = 1.8e11;
 
 }  // namespace
