@@ -22,6 +22,7 @@
 #include "ardent/solvers/ard_physics.h"
 #include "cuda_check.h"
 #include "dct_kernels.cuh"
+#include "device_array.h"
 #include "step_kernels.cuh"
 
 namespace ardent::ard {
@@ -36,47 +37,8 @@ using checkpoint::write_pod;
 constexpr int kBlock = 256;
 
 unsigned blocks(long long n) {
-    return static_cast<unsigned>(std::max<long long>(1, (n + kBlock - 1) / kBlock));
+    return blocks_for(n, kBlock);
 }
-
-// A device array; its bytes count towards the solver's memory_bytes().
-template <typename T>
-class DeviceArray {
-  public:
-    DeviceArray() = default;
-    DeviceArray(const DeviceArray&) = delete;
-    DeviceArray& operator=(const DeviceArray&) = delete;
-    ~DeviceArray() {
-        if (p_) cudaFree(p_);
-    }
-    void allocate(size_t n, size_t& total) {
-        n_ = n;
-        ARDENT_CUDA_CHECK(cudaMalloc(&p_, std::max<size_t>(n, 1) * sizeof(T)));
-        ARDENT_CUDA_CHECK(cudaMemset(p_, 0, std::max<size_t>(n, 1) * sizeof(T)));
-        total += std::max<size_t>(n, 1) * sizeof(T);
-    }
-    void upload(const std::vector<T>& v, size_t& total) {
-        allocate(v.size(), total);
-        if (!v.empty())
-            ARDENT_CUDA_CHECK(
-                cudaMemcpy(p_, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-    }
-    std::vector<T> download() const {
-        std::vector<T> v(n_);
-        if (n_) ARDENT_CUDA_CHECK(cudaMemcpy(v.data(), p_, n_ * sizeof(T), cudaMemcpyDeviceToHost));
-        return v;
-    }
-    void assign(const std::vector<T>& v) {
-        if (v.size() != n_) throw InputError("the checkpoint does not match this solver");
-        if (n_) ARDENT_CUDA_CHECK(cudaMemcpy(p_, v.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
-    }
-    T* get() const { return p_; }
-    size_t size() const { return n_; }
-
-  private:
-    T* p_ = nullptr;
-    size_t n_ = 0;
-};
 
 // Bytes the solver will allocate for a layout.
 template <typename Real>
@@ -148,10 +110,9 @@ class ArdCuda final : public Solver, public Profiled {
             coefs += sg.cells();
         }
         const size_t nsamp = L.receivers.size() + L.grid_cells.size();
-        slots_ = static_cast<int>(std::clamp<size_t>(
-            (size_t{64} << 20) / (std::max<size_t>(nsamp, 1) * sizeof(Real)), 1, 512));
+        slots_ = ring_slots(nsamp, sizeof(Real));
         const size_t need = state_bytes<Real>(L, coefs, static_cast<size_t>(slots_) * nsamp);
-        check_device_memory(p, need);
+        check_device_memory(p, need, "ARD");
 
         // Host-side tables, then the device state.
         std::vector<Real> a(coefs), b(coefs), phi(coefs);
@@ -350,23 +311,6 @@ class ArdCuda final : public Solver, public Profiled {
         return {sizeof(Real), layout_.air_cells, layout_.pml_cells,
                 psi_.size(),  receivers_.size(), grid_signals_.size()};
     }
-    void check_device_memory(const Preprocessed& p, size_t need) const {
-        size_t free = 0, total = 0;
-        ARDENT_CUDA_CHECK(cudaMemGetInfo(&free, &total));
-        if (static_cast<double>(need) <= 0.95 * static_cast<double>(free)) return;
-        // The fields grow as f_max^3 (cells): the cube root of the ratio bounds the frequency.
-        const double f = p.scene.simulation.max_frequency;
-        const double fit =
-            f * std::cbrt(0.9 * static_cast<double>(free) / static_cast<double>(need));
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.0f", std::floor(fit * 0.98));
-        throw ResourceError(p.scene.display_name() + ": the CUDA ARD solver needs about " +
-                            format_bytes(static_cast<double>(need)) + " of GPU memory and " +
-                            format_bytes(static_cast<double>(free)) +
-                            " is free. Lower the maximum frequency to at most " + buf +
-                            " Hz (--max-frequency), or use --device cpu.");
-    }
-
     // Per group, in the mode layout [kz][ky][kx]: a, b (with the DCT round trip's 1/(8N)) and phi.
     void build_coefficients(std::vector<Real>& a, std::vector<Real>& b, std::vector<Real>& phi) {
         const Layout& L = layout_;
@@ -419,10 +363,10 @@ class ArdCuda final : public Solver, public Profiled {
             const double smax = L.pml[l].sigma_max;
             for (int k = 0; k < D; ++k)
                 sigma[static_cast<size_t>(k) * L.pml.size() + l] =
-                    static_cast<Real>(smax * std::pow((k + 0.5) / D, kPmlProfileOrder) * dt_);
+                    static_cast<Real>(pml_cell_sigma_dt(smax, k, D, dt_));
             for (int f = 0; f + 1 < D; ++f)
-                decay[static_cast<size_t>(f) * L.pml.size() + l] = static_cast<Real>(
-                    std::exp(-smax * std::pow((f + 1.0) / D, kPmlProfileOrder) * dt_));
+                decay[static_cast<size_t>(f) * L.pml.size() + l] =
+                    static_cast<Real>(pml_face_decay(smax, f, D, dt_));
         }
     }
 

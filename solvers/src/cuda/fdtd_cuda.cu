@@ -22,6 +22,7 @@
 #include "ardent/preprocess/estimate.h"
 #include "ardent/solvers/fdtd_cuda.h"
 #include "cuda_check.h"
+#include "device_array.h"
 #include "fdtd_kernels.cuh"
 
 namespace ardent::fdtd {
@@ -33,54 +34,12 @@ using checkpoint::read_pod;
 using checkpoint::write_array;
 using checkpoint::write_pod;
 
+using ard::cuda::check_device_memory;
+using ard::cuda::DeviceArray;
+using ard::cuda::ring_slots;
+
 unsigned blocks(long long n) {
-    return static_cast<unsigned>(std::max<long long>(1, (n + kBlock - 1) / kBlock));
-}
-
-// A device array; its bytes count towards the solver's memory_bytes().
-template <typename T>
-class DeviceArray {
-  public:
-    DeviceArray() = default;
-    DeviceArray(const DeviceArray&) = delete;
-    DeviceArray& operator=(const DeviceArray&) = delete;
-    ~DeviceArray() {
-        if (p_) cudaFree(p_);
-    }
-    void allocate(size_t n, size_t& total) {
-        n_ = n;
-        const size_t bytes = std::max<size_t>(n, 1) * sizeof(T);
-        ARDENT_CUDA_CHECK(cudaMalloc(&p_, bytes));
-        ARDENT_CUDA_CHECK(cudaMemset(p_, 0, bytes));
-        total += bytes;
-    }
-    void upload(const std::vector<T>& v, size_t& total) {
-        allocate(v.size(), total);
-        if (!v.empty())
-            ARDENT_CUDA_CHECK(
-                cudaMemcpy(p_, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-    }
-    std::vector<T> download() const {
-        std::vector<T> v(n_);
-        if (n_) ARDENT_CUDA_CHECK(cudaMemcpy(v.data(), p_, n_ * sizeof(T), cudaMemcpyDeviceToHost));
-        return v;
-    }
-    void assign(const std::vector<T>& v) {
-        if (v.size() != n_) throw InputError("the checkpoint does not match this solver");
-        if (n_) ARDENT_CUDA_CHECK(cudaMemcpy(p_, v.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
-    }
-    T* get() const { return p_; }
-    size_t size() const { return n_; }
-
-  private:
-    T* p_ = nullptr;
-    size_t n_ = 0;
-};
-
-// Ring slots for the recorded samples: up to 64 MiB, at most 512 steps between copies.
-int ring_slots(size_t nsamp, size_t real_size) {
-    return static_cast<int>(
-        std::clamp<size_t>((size_t{64} << 20) / (std::max<size_t>(nsamp, 1) * real_size), 1, 512));
+    return ard::cuda::blocks_for(n, kBlock);
 }
 
 template <typename Real>
@@ -115,7 +74,7 @@ class FdtdCuda final : public Solver, public Profiled {
         excitation_ = L.excitation;
         lambda2_ = static_cast<Real>(L.lambda * L.lambda);
         const size_t need = device_bytes<Real>(L, sweep_);
-        check_device_memory(p, need);
+        check_device_memory(p, need, "FDTD");
 
         // The same Real values as the CPU backend: rounded from the same doubles.
         std::vector<Real> forcing;
@@ -294,23 +253,6 @@ class FdtdCuda final : public Solver, public Profiled {
         const size_t nx = static_cast<size_t>(grid_.dims[0]);
         const size_t word = (i / nx) * static_cast<size_t>(sweep_.shape.words) + (i % nx) / kTileX;
         return (sweep_.mask[word] >> ((i % nx) % kTileX)) & 1u;
-    }
-
-    void check_device_memory(const Preprocessed& p, size_t need) const {
-        size_t free = 0, total = 0;
-        ARDENT_CUDA_CHECK(cudaMemGetInfo(&free, &total));
-        if (static_cast<double>(need) <= 0.95 * static_cast<double>(free)) return;
-        // The fields grow as f_max^3 (cells): the cube root of the ratio bounds the frequency.
-        const double f = p.scene.simulation.max_frequency;
-        const double fit =
-            f * std::cbrt(0.9 * static_cast<double>(free) / static_cast<double>(need));
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.0f", std::floor(fit * 0.98));
-        throw ResourceError(p.scene.display_name() + ": the CUDA FDTD solver needs about " +
-                            format_bytes(static_cast<double>(need)) + " of GPU memory and " +
-                            format_bytes(static_cast<double>(free)) +
-                            " is free. Lower the maximum frequency to at most " + buf +
-                            " Hz (--max-frequency), or use --device cpu.");
     }
 
     // One time step: p = fields_[cur], the old level (overwritten by the new) fields_[1 - cur].
