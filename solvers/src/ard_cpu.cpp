@@ -218,16 +218,10 @@ class ArdCpu final : public Solver {
         face_decay_.resize(L.pml.size() * static_cast<size_t>(std::max(D - 1, 0)));
         for (size_t l = 0; l < L.pml.size(); ++l) {
             const double smax = L.pml[l].sigma_max;
-            for (int k = 0; k < D; ++k) {
-                const double x = (k + 0.5) / D;
-                cell_sigma_dt_[l * D + k] =
-                    static_cast<Real>(smax * std::pow(x, kPmlProfileOrder) * dt_);
-            }
-            for (int f = 0; f + 1 < D; ++f) {
-                const double x = (f + 1.0) / D;
-                face_decay_[l * (D - 1) + f] =
-                    static_cast<Real>(std::exp(-smax * std::pow(x, kPmlProfileOrder) * dt_));
-            }
+            for (int k = 0; k < D; ++k)
+                cell_sigma_dt_[l * D + k] = static_cast<Real>(pml_cell_sigma_dt(smax, k, D, dt_));
+            for (int f = 0; f + 1 < D; ++f)
+                face_decay_[l * (D - 1) + f] = static_cast<Real>(pml_face_decay(smax, f, D, dt_));
         }
     }
 

@@ -5,6 +5,7 @@
 // partition, x fastest; [air_cells, air_cells + pml_cells) are PML cells, line by line.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -111,6 +112,16 @@ double band_absorption(const Material& m, double f_max);
 // layer only adds the discrete layer's own reflection).
 double pml_sigma_max(double alpha, double c, double h, int depth);
 inline constexpr int kPmlProfileOrder = 2;
+
+// The graded layer of a PML line with damping sigma_max and `depth` cells, as both backends
+// store it: sigma dt at the centre of cell k, and the decay factor exp(-sigma dt) at the face
+// between cells f and f + 1.
+inline double pml_cell_sigma_dt(double sigma_max, int k, int depth, double dt) {
+    return sigma_max * std::pow((k + 0.5) / depth, kPmlProfileOrder) * dt;
+}
+inline double pml_face_decay(double sigma_max, int f, int depth, double dt) {
+    return std::exp(-sigma_max * std::pow((f + 1.0) / depth, kPmlProfileOrder) * dt);
+}
 
 Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid);
 
