@@ -1,0 +1,126 @@
+#include "ardent/preprocess/scene_writer.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <system_error>
+
+#include "ardent/preprocess/errors.h"
+
+namespace ardent {
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+json vec_json(Vec3 v) {
+    return json::array({v.x, v.y, v.z});
+}
+
+json emitters_json(const std::vector<Emitter>& list) {
+    json a = json::array();
+    for (const Emitter& e : list)
+        a.push_back({{"name", e.name}, {"position", vec_json(e.position)}});
+    return a;
+}
+
+// Relative to the scene's folder when the result stays short (at most two levels up), so a
+// project folder moved as a whole still finds its model; absolute otherwise.
+std::string mesh_path_text(const fs::path& mesh, const fs::path& file) {
+    if (file.empty()) return mesh.string();
+    const fs::path base = fs::absolute(file).parent_path();
+    const fs::path rel = fs::absolute(mesh).lexically_proximate(base);
+    if (rel.is_relative()) {
+        int ups = 0;
+        for (const auto& part : rel)
+            ups += part == "..";
+        if (ups <= 2) return rel.generic_string();
+    }
+    return fs::absolute(mesh).lexically_normal().string();
+}
+
+}  // namespace
+
+json scene_json(const Scene& scene, const fs::path& file) {
+    json j;
+    j["format"] = "ardent-scene/1";
+    if (!scene.name.empty()) j["name"] = scene.name;
+
+    json g;
+    if (scene.geometry.box) {
+        g["box"] = vec_json(*scene.geometry.box);
+    } else {
+        g["mesh"] = mesh_path_text(scene.geometry.mesh, file);
+        g["scale"] = scene.geometry.scale;
+        g["up"] = std::string(1, scene.geometry.up);
+    }
+    j["geometry"] = g;
+
+    json materials = json::object();
+    for (const Material& m : scene.materials) {
+        if (m.per_band) {
+            json bands;
+            for (size_t b = 0; b < kOctaveBandsHz.size(); ++b)
+                bands[std::to_string(kOctaveBandsHz[b])] = m.absorption[b];
+            materials[m.name] = {{"absorption", bands}};
+        } else {
+            materials[m.name] = {{"absorption", m.absorption[0]}};
+        }
+    }
+    j["materials"] = materials;
+
+    json surfaces = json::object();
+    for (const SurfaceRule& r : scene.surfaces)
+        surfaces[r.pattern] = r.material;
+    j["surfaces"] = surfaces;
+
+    j["sources"] = emitters_json(scene.sources);
+    j["receivers"] = emitters_json(scene.receivers);
+    if (scene.listener_grid_every > 0) j["listener_grid"] = {{"every", scene.listener_grid_every}};
+
+    const SimulationSettings& s = scene.simulation;
+    json sim = {{"solver", s.solver},
+                {"device", s.device},
+                {"max_frequency", s.max_frequency},
+                {"duration", s.duration}};
+    if (s.points_per_wavelength) sim["points_per_wavelength"] = *s.points_per_wavelength;
+    sim["speed_of_sound"] = s.speed_of_sound;
+    j["simulation"] = sim;
+    j["output"] = {{"sample_rate", scene.output_sample_rate}};
+    return j;
+}
+
+std::string scene_text(const Scene& scene, const fs::path& file) {
+    return scene_json(scene, file).dump(2) + "\n";
+}
+
+void save_scene(const Scene& scene, const fs::path& file) {
+    const std::string text = scene_text(scene, file);
+    fs::path tmp = file;
+    tmp += ".tmp-" + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << text;
+        out.flush();
+        if (!out) {
+            std::error_code ec;
+            fs::remove(tmp, ec);
+            throw InputError("cannot write '" + file.string() + "'");
+        }
+    }
+    std::error_code ec;
+    fs::rename(tmp, file, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        throw InputError("cannot write '" + file.string() + "': " + ec.message());
+    }
+}
+
+bool same_scene(const Scene& a, const Scene& b) {
+    // Compared through the written form with absolute mesh paths, so that the files they came
+    // from do not matter.
+    return scene_json(a, {}) == scene_json(b, {});
+}
+
+}  // namespace ardent
