@@ -1,0 +1,21 @@
+# The Qt 6 editor (editor/) is built when Qt 6 Widgets, OpenGL widgets, Charts and Multimedia are
+# found (ARDENT_EDITOR=AUTO), required with ON, skipped with OFF. Qt stays out of every library
+# below editor/, so the CLI and the GPU bundle never need it.
+set(ARDENT_EDITOR_ENABLED OFF)
+if(NOT ARDENT_EDITOR STREQUAL "OFF")
+  set(_qt_components Widgets OpenGL OpenGLWidgets Charts Multimedia Concurrent)
+  if(ARDENT_BUILD_TESTS)
+    list(APPEND _qt_components Test)
+  endif()
+  if(ARDENT_EDITOR STREQUAL "ON")
+    find_package(Qt6 6.4 REQUIRED COMPONENTS ${_qt_components})
+  else()
+    find_package(Qt6 6.4 QUIET COMPONENTS ${_qt_components})
+  endif()
+  if(Qt6_FOUND)
+    set(ARDENT_EDITOR_ENABLED ON)
+    add_subdirectory(editor)
+  else()
+    message(STATUS "Ardent: Qt 6 not found, the editor is not built (scripts/setup installs it)")
+  endif()
+endif()
