@@ -1,4 +1,4 @@
-#include "simulate_output.h"
+#include "ardent/pipeline/simulate_output.h"
 
 #include <hdf5.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 #include "ardent/auralize/resample.h"
 #include "ardent/preprocess/errors.h"
 
-namespace ardent::cli {
+namespace ardent::pipeline {
 namespace fs = std::filesystem;
 
 static_assert(sizeof(hid_t) == sizeof(std::int64_t), "hid_t is 64 bits since HDF5 1.10");
@@ -346,4 +346,4 @@ GridWriter::~GridWriter() {
     if (file_id_ >= 0) H5Fclose(file_id_);
 }
 
-}  // namespace ardent::cli
+}  // namespace ardent::pipeline

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <istream>
+#include <limits>
 #include <ostream>
 #include <string>
 
@@ -121,6 +122,17 @@ class ArdCpu final : public Solver {
             }
             F::execute(backward_[s.group], t, field_.data() + o);
         }
+    }
+
+    // field_ holds the pressure in cell space (the inverse DCT of the filtered modes) at step n.
+    void pressure_plane(int axis, int index, std::vector<float>& out) const override {
+        const std::vector<int64_t>& cells =
+            plane_cells(layout_.grid, axis, index,
+                        [this](size_t i) -> int64_t { return layout_.cell_index[i]; });
+        out.resize(cells.size());
+        for (size_t k = 0; k < cells.size(); ++k)
+            out[k] = cells[k] < 0 ? std::numeric_limits<float>::quiet_NaN()
+                                  : static_cast<float>(field_[static_cast<size_t>(cells[k])]);
     }
 
     size_t memory_bytes() const override {

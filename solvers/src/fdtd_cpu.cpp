@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <istream>
+#include <limits>
 #include <ostream>
 #include <string>
 
@@ -88,6 +89,17 @@ class FdtdCpu final : public Solver {
         if (!grid_.contains(cell) || !is_air(i))
             throw std::invalid_argument("set_pressure: not an air cell");
         p_[i] = prev_[i] = static_cast<Real>(value);  // at rest
+    }
+
+    void pressure_plane(int axis, int index, std::vector<float>& out) const override {
+        const std::vector<int64_t>& cells =
+            plane_cells(grid_, axis, index, [this](size_t i) -> int64_t {
+                return is_air(i) ? static_cast<int64_t>(i) : int64_t{-1};
+            });
+        out.resize(cells.size());
+        for (size_t k = 0; k < cells.size(); ++k)
+            out[k] = cells[k] < 0 ? std::numeric_limits<float>::quiet_NaN()
+                                  : static_cast<float>(p_[static_cast<size_t>(cells[k])]);
     }
 
     size_t memory_bytes() const override {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "checkpoint_io.h"
@@ -20,6 +21,32 @@ void Solver::check_field(bool injects) {
     else if (e > 1e3 * peak_energy_)
         throw SolverError("the pressure field grew without bound by step " + when +
                           ": the run is numerically unstable");
+}
+
+const std::vector<int64_t>& Solver::plane_cells(const Grid& grid, int axis, int index,
+                                                const std::function<int64_t(size_t)>& storage,
+                                                bool* rebuilt) const {
+    if (axis < 0 || axis > 2 || index < 0 || index >= grid.dims[static_cast<size_t>(axis)])
+        throw std::invalid_argument("pressure_plane: plane " + std::to_string(index) +
+                                    " along axis " + std::to_string(axis) + " is outside the grid");
+    if (rebuilt) *rebuilt = false;
+    if (axis == plane_axis_ && index == plane_index_) return plane_cells_;
+    const int u = axis == 0 ? 1 : 0, v = axis == 2 ? 1 : 2;
+    const int nu = grid.dims[static_cast<size_t>(u)], nv = grid.dims[static_cast<size_t>(v)];
+    plane_cells_.resize(static_cast<size_t>(nu) * static_cast<size_t>(nv));
+    Index3 c{0, 0, 0};
+    c[static_cast<size_t>(axis)] = index;
+    size_t k = 0;
+    for (int j = 0; j < nv; ++j)
+        for (int i = 0; i < nu; ++i) {
+            c[static_cast<size_t>(u)] = i;
+            c[static_cast<size_t>(v)] = j;
+            plane_cells_[k++] = storage(grid.index(c));
+        }
+    plane_axis_ = axis;
+    plane_index_ = index;
+    if (rebuilt) *rebuilt = true;
+    return plane_cells_;
 }
 
 void Solver::save_signals(std::ostream& out) const {

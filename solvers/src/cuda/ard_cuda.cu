@@ -23,6 +23,7 @@
 #include "cuda_check.h"
 #include "dct_kernels.cuh"
 #include "device_array.h"
+#include "plane_gather.cuh"
 #include "step_kernels.cuh"
 
 namespace ardent::ard {
@@ -211,6 +212,16 @@ class ArdCuda final : public Solver, public Profiled {
         if (pending_.empty()) pending_.assign(layout_.air_cells, Real(0));
         pending_[static_cast<size_t>(f)] = static_cast<Real>(value);
         pending_dirty_ = true;
+    }
+
+    // field_ holds the pressure in cell space (the inverse DCT of the filtered modes) at step n.
+    void pressure_plane(int axis, int index, std::vector<float>& out) const override {
+        apply_pending();
+        bool rebuilt = false;
+        const std::vector<int64_t>& cells = plane_cells(
+            layout_.grid, axis, index,
+            [this](size_t i) -> int64_t { return layout_.cell_index[i]; }, &rebuilt);
+        plane_.read(cells, rebuilt, field_.get(), stream_, out);
     }
 
     size_t memory_bytes() const override { return bytes_; }
@@ -564,6 +575,7 @@ class ArdCuda final : public Solver, public Profiled {
     std::vector<Real> host_samples_;
     mutable std::vector<Real> pending_;
     mutable bool pending_dirty_ = false;
+    mutable PlaneGather<Real> plane_;
 };
 
 }  // namespace

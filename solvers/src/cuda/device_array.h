@@ -29,7 +29,10 @@ class DeviceArray {
     ~DeviceArray() {
         if (p_) cudaFree(p_);
     }
+    // Replaces any earlier allocation (zeroed).
     void allocate(size_t n, size_t& total) {
+        if (p_) cudaFree(p_);
+        p_ = nullptr;
         n_ = n;
         const size_t bytes = std::max<size_t>(n, 1) * sizeof(T);
         ARDENT_CUDA_CHECK(cudaMalloc(&p_, bytes));

@@ -24,6 +24,7 @@
 #include "cuda_check.h"
 #include "device_array.h"
 #include "fdtd_kernels.cuh"
+#include "plane_gather.cuh"
 
 namespace ardent::fdtd {
 namespace cuda {
@@ -159,6 +160,18 @@ class FdtdCuda final : public Solver, public Profiled {
             throw std::invalid_argument("set_pressure: not an air cell");
         pending_cells_.push_back(i);
         pending_values_.push_back(static_cast<Real>(value));
+    }
+
+    void pressure_plane(int axis, int index, std::vector<float>& out) const override {
+        apply_pending();
+        bool rebuilt = false;
+        const std::vector<int64_t>& cells = plane_cells(
+            grid_, axis, index,
+            [this](size_t i) -> int64_t {
+                return is_air(i) ? static_cast<int64_t>(i) : int64_t{-1};
+            },
+            &rebuilt);
+        plane_.read(cells, rebuilt, fields_[cur_].get(), stream_, out);
     }
 
     size_t memory_bytes() const override { return bytes_; }
@@ -357,6 +370,7 @@ class FdtdCuda final : public Solver, public Profiled {
     std::vector<Real> host_samples_;
     mutable std::vector<size_t> pending_cells_;
     mutable std::vector<Real> pending_values_;
+    mutable ard::cuda::PlaneGather<Real> plane_;
 };
 
 }  // namespace

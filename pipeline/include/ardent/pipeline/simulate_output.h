@@ -14,7 +14,7 @@
 #include "ardent/preprocess/scene.h"
 #include "ardent/preprocess/vec.h"
 
-namespace ardent::cli {
+namespace ardent::pipeline {
 
 // A results directory written atomically: everything goes into a temporary sibling, renamed onto
 // the target by commit(). The destructor removes the temporary directory unless it was committed
@@ -101,4 +101,4 @@ class GridWriter {
     size_t rows_ = 0, samples_ = 0;
 };
 
-}  // namespace ardent::cli
+}  // namespace ardent::pipeline

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <iosfwd>
@@ -61,6 +62,14 @@ class Solver {
     virtual double field_energy() const = 0;
     virtual void set_pressure(Index3 cell, double value) = 0;
 
+    // One plane of the current pressure (time level n, the field field_energy() sums), for live
+    // views: the grid cells with coordinate `index` along `axis` (0 x, 1 y, 2 z). The other two
+    // axes in increasing order are u and v; `out` is resized to dims[u] * dims[v] and cell (u, v)
+    // goes to out[v * dims[u] + u]. NaN where the cell is not simulated air. A gather of one
+    // plane (the map from plane to storage is kept for the next call on the same plane); throws
+    // std::invalid_argument for a plane outside the grid.
+    virtual void pressure_plane(int axis, int index, std::vector<float>& out) const = 0;
+
     // Bytes of solver state this instance holds.
     virtual size_t memory_bytes() const = 0;
 
@@ -81,6 +90,12 @@ class Solver {
     // shares.
     void save_signals(std::ostream& out) const;
     void load_signals(std::istream& in);
+    // pressure_plane()'s cells in its order, each the backend's storage index of that grid cell
+    // (`storage` of its grid index; -1 where not air). Built on the first call for a plane and
+    // kept while the same plane is asked for again; `rebuilt` says when it was built anew.
+    const std::vector<int64_t>& plane_cells(const Grid& grid, int axis, int index,
+                                            const std::function<int64_t(size_t)>& storage,
+                                            bool* rebuilt = nullptr) const;
 
     double dt_ = 0;
     double peak_energy_ = 0;  // largest sum p^2 while the source was on (kept in checkpoints)
@@ -89,6 +104,10 @@ class Solver {
     std::vector<std::vector<double>> receivers_;
     std::vector<Vec3> grid_positions_;
     std::vector<std::vector<float>> grid_signals_;
+
+  private:
+    mutable int plane_axis_ = -1, plane_index_ = -1;
+    mutable std::vector<int64_t> plane_cells_;
 };
 
 // Throws ResourceError when one source's run (solver fields and recorded signals) needs more host

@@ -1,0 +1,533 @@
+// The body of `ardent simulate` (spec section 4, formats in docs/output-format.md), moved out of
+// the CLI so that the editor runs the same code: preprocess, one solver run per source in chunks
+// of about a quarter second (progress, stop and live slices between chunks), then the IR WAVs,
+// the listener-grid files and result.json, committed atomically. A checkpointed run keeps its
+// partial directory so that a resumed run can continue it.
+#include "ardent/pipeline/simulate.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ardent/auralize/analysis.h"
+#include "ardent/auralize/audio_io.h"
+#include "ardent/pipeline/simulate_output.h"
+#include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/estimate.h"
+#include "ardent/preprocess/info.h"
+#include "ardent/preprocess/preprocess.h"
+#include "ardent/solvers/solver.h"
+
+namespace ardent::pipeline {
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+// Thrown where the stop flag is seen; simulate() turns it into Cancelled once the results
+// directory (a local of the run) is gone or kept.
+struct Interrupted {};
+
+// ---- checkpoints ------------------------------------------------------------------------------
+
+// Written to a temporary name and renamed, so a crash while writing keeps the previous one.
+void save_solver_state(const Solver& solver, const fs::path& file) {
+    fs::path tmp = file;
+    tmp += ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        solver.save_state(out);
+        out.flush();
+        if (!out) throw InputError("cannot write the checkpoint '" + tmp.string() + "'");
+    }
+    fs::rename(tmp, file);
+}
+
+void load_solver_state(Solver& solver, const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw InputError("cannot read the checkpoint '" + file.string() + "'");
+    try {
+        solver.load_state(in);
+    } catch (const InputError& e) {
+        throw InputError("checkpoint '" + file.string() + "': " + e.what());
+    }
+}
+
+json read_json_file(const fs::path& file) {
+    std::ifstream in(file);
+    if (!in) throw InputError("cannot read '" + file.string() + "'");
+    try {
+        return json::parse(in);
+    } catch (const json::exception& e) {
+        throw InputError("'" + file.string() + "' is not valid JSON: " + e.what());
+    }
+}
+
+void write_json_file(const fs::path& file, const json& j) {
+    fs::path tmp = file;
+    tmp += ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::trunc);
+        out << j.dump(2) << "\n";
+        out.flush();
+        if (!out) throw InputError("cannot write '" + file.string() + "'");
+    }
+    fs::rename(tmp, file);
+}
+
+// The stop flag was raised (null: never).
+bool stopped(const std::atomic<bool>* stop) {
+    return stop && stop->load();
+}
+
+void stop_point(const std::atomic<bool>* stop) {
+    if (stopped(stop)) throw Interrupted{};
+}
+
+// The plane of the current pressure through `index` along `axis`, with its placement in the model.
+void fill_slice(const Solver& solver, const Grid& g, int axis, int index, PressureSlice& s) {
+    const int u = axis == 0 ? 1 : 0, v = axis == 2 ? 1 : 2;
+    s.axis = axis;
+    s.index = index;
+    s.width = g.dims[static_cast<size_t>(u)];
+    s.height = g.dims[static_cast<size_t>(v)];
+    s.cell_size = g.h;
+    Index3 c{0, 0, 0};
+    c[static_cast<size_t>(axis)] = index;
+    s.origin = g.centre(c);
+    s.step = solver.steps_done();
+    s.time_s = static_cast<double>(solver.steps_done()) * solver.dt();
+    solver.pressure_plane(axis, index, s.values);
+}
+
+// ---- helpers ----------------------------------------------------------------------------------
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// ISO 3382-1 octave-band parameters of one delivered IR, limited to the band the simulation is
+// flat in (0.8 f_max). A receiver whose IR cannot be analysed (silent: the source cannot reach
+// it within the duration) gets the reason instead of failing the run.
+json room_acoustics(const std::vector<float>& ir, int fs, double f_max, const std::string& source,
+                    const std::string& receiver) {
+    json j = {{"source", source}, {"receiver", receiver}};
+    try {
+        auralize::AnalysisOptions o;
+        o.max_frequency_hz = 0.8 * f_max;
+        j["iso3382"] = auralize::to_json(
+            auralize::analyze_ir(std::span<const float>(ir), fs, auralize::Bands::Octave, o));
+    } catch (const InputError& e) {
+        j["iso3382"] = nullptr;
+        j["not_analysed"] = e.what();
+    }
+    return j;
+}
+
+json vec_json(Vec3 v) {
+    return json::array({v.x, v.y, v.z});
+}
+
+size_t peak_rss_bytes() {
+    rusage ru{};
+    if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+    return static_cast<size_t>(ru.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+// The device part of a solver name such as "ard-cpu-float32".
+std::string device_of(const std::string& solver_name) {
+    const size_t a = solver_name.find('-');
+    if (a == std::string::npos) return "";
+    const size_t b = solver_name.find('-', a + 1);
+    return solver_name.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
+}
+
+struct SourceRun {
+    std::string name;
+    double solve_s = 0;
+    size_t steps = 0;
+    std::string solver_name;
+    size_t solver_memory = 0;
+};
+
+}  // namespace
+
+Cancelled::Cancelled(fs::path kept)
+    : kept_(std::move(kept)),
+      message_(kept_.empty() ? std::string("interrupted; nothing was written")
+                             : "interrupted; the partial run is kept in '" + kept_.string() +
+                                   "': continue it with --resume") {}
+
+SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateObserver& observer,
+                        const std::atomic<bool>* stop) {
+    const auto t_start = std::chrono::steady_clock::now();
+    const fs::path& target = settings.output;
+    if (target.empty()) throw InputError("simulate: no results directory was given");
+    OutputDir::check_target(target, settings.force);
+    const bool partial = settings.checkpoint_every > 0 || settings.resume;
+    const std::string precision_name =
+        settings.precision == Precision::Float64 ? "float64" : "float32";
+    try {
+        observer.stage("Preprocessing " + scene.display_name() + " ...");
+        auto t0 = std::chrono::steady_clock::now();
+        const Preprocessed p = preprocess(scene);
+        const double preprocess_s = seconds_since(t0);
+        stop_point(stop);
+        SolverOptions sopts;
+        sopts.precision = settings.precision;
+        sopts.threads = settings.threads;
+        sopts.listener_grid = scene.listener_grid_every > 0;
+        check_memory(p, sopts);  // before anything is written
+        const std::string hash = scene_hash(scene);
+        const int fs_out = scene.output_sample_rate;
+        const double duration = scene.simulation.duration;
+
+        OutputDir dir(target, settings.force, partial);
+        dir.create(settings.resume);
+        if (partial) dir.keep();  // a checkpointed run's directory outlives failures
+        const fs::path ckdir = dir.tmp() / "checkpoint";
+        const fs::path state_file = ckdir / "state.json";
+        json state = {{"format", "ardent-checkpoint/1"},
+                      {"scene_hash", hash},
+                      {"precision", precision_name},
+                      {"checkpoint_every", settings.checkpoint_every},
+                      {"sources_done", json::array()},
+                      {"runs", json::array()},
+                      {"current", nullptr}};
+        if (settings.resume) {
+            state = read_json_file(state_file);
+            if (state.value("scene_hash", "") != hash ||
+                state.value("precision", "") != precision_name)
+                throw InputError("cannot resume " + dir.tmp().string() +
+                                 ": the scene, its mesh or the settings changed since the "
+                                 "checkpoint (delete it to start again)");
+        } else if (partial) {
+            fs::create_directories(ckdir);
+            write_json_file(state_file, state);
+        }
+        const size_t every = settings.checkpoint_every > 0
+                                 ? settings.checkpoint_every
+                                 : state.value("checkpoint_every", size_t{0});
+
+        std::vector<SourceRun> runs;
+        for (const auto& r : state["runs"])
+            runs.push_back({r.at("name"), r.at("solve_s"), r.at("steps"), r.at("solver"),
+                            r.at("memory_bytes")});
+        double write_s = 0;
+        json excitation_json, solver_json;
+        if (state.contains("solver") && !state["solver"].is_null()) solver_json = state["solver"];
+        if (state.contains("excitation")) excitation_json = state["excitation"];
+        const size_t n_src = p.air.sources.size();
+
+        PressureSlice live;              // reused: a slice's buffer is allocated once per run
+        json acoustics = json::array();  // ISO 3382-1 per source and receiver
+        for (size_t s = 0; s < n_src; ++s) {
+            const std::string src_name = p.air.sources[s].name;
+            bool done = false;
+            for (const auto& d : state["sources_done"])
+                done = done || d == src_name;
+            if (done) continue;
+            stop_point(stop);
+            sopts.source = s;
+            t0 = std::chrono::steady_clock::now();
+            std::unique_ptr<Solver> solver = make_solver(p, sopts);
+            const fs::path ckfile = ckdir / (std::to_string(s) + ".state");
+            if (settings.resume && state["current"].is_object() &&
+                state["current"].value("source", size_t{0}) == s && fs::exists(ckfile))
+                load_solver_state(*solver, ckfile);
+            const double dt = solver->dt();
+            const Excitation& ex = solver->excitation();
+            const size_t total = steps_needed(dt, ex.delay(), duration);
+            solver_json = {{"name", solver->name()},
+                           {"device", device_of(solver->name())},
+                           {"dt", dt},
+                           {"simulation_rate", 1.0 / dt},
+                           {"steps", total}};
+            excitation_json = {{"f_max", ex.f_max},
+                               {"flat_from_hz", ex.f_pass_lo},
+                               {"flat_to_hz", ex.f_pass_hi},
+                               {"delay_s", ex.delay()}};
+
+            observer.source_begin(src_name, s, n_src, total, solver->steps_done());
+            live.source = src_name;
+            const int plane_axis = scene.geometry.up_axis();
+            const int plane_index = p.air.sources[s].cell[static_cast<size_t>(plane_axis)];
+            // Chunks of about a quarter second keep the bar live; Ctrl-C stops inside a chunk.
+            size_t chunk = 1;
+            auto save_checkpoint = [&] {
+                save_solver_state(*solver, ckfile);
+                state["current"] = {{"source", s}, {"steps", solver->steps_done()}};
+                write_json_file(state_file, state);
+            };
+            try {
+                while (solver->steps_done() < total) {
+                    size_t n = std::min(chunk, total - solver->steps_done());
+                    if (every > 0) n = std::min(n, every - solver->steps_done() % every);
+                    const auto tc = std::chrono::steady_clock::now();
+                    const bool finished = solver->advance(n, stop);
+                    const double took = seconds_since(tc);
+                    observer.progress(solver->steps_done());
+                    if (!finished || stopped(stop)) {
+                        observer.source_stopped();
+                        if (partial) save_checkpoint();
+                        throw Interrupted{};
+                    }
+                    if (every > 0 && solver->steps_done() % every == 0 &&
+                        solver->steps_done() < total)
+                        save_checkpoint();
+                    if (observer.want_slice()) {
+                        fill_slice(*solver, p.air.grid, plane_axis, plane_index, live);
+                        observer.slice(live);
+                    }
+                    // Grow or shrink by halves: a per-call cost in advance() must not keep the
+                    // chunks small.
+                    if (n == chunk && took < 0.12) chunk *= 2;
+                    if (took > 0.5 && chunk > 1) chunk /= 2;
+                }
+            } catch (const SolverError& e) {
+                observer.progress(solver->steps_done());
+                observer.source_stopped();
+                dir.discard();  // resuming would only meet the same failure
+                throw SolverError("the simulation of source " + src_name + " failed: " + e.what());
+            }
+            observer.source_end();
+            observer.stage("Writing " + src_name + " ...");
+            const double solve_s = seconds_since(t0);
+
+            t0 = std::chrono::steady_clock::now();
+            for (size_t r = 0; r < p.air.receivers.size(); ++r) {
+                const auto& sig = solver->receivers()[r];
+                const std::vector<float> ir =
+                    deliver_ir(std::span<const double>(sig), dt, ex.delay(), fs_out, duration);
+                const fs::path f =
+                    dir.tmp() / "ir" /
+                    (safe_name(src_name) + "_" + safe_name(p.air.receivers[r].name) + ".wav");
+                audio::write_wav_float(f, ir, fs_out, audio::WriteMode::Direct);
+                acoustics.push_back(room_acoustics(ir, fs_out, scene.simulation.max_frequency,
+                                                   src_name, p.air.receivers[r].name));
+                stop_point(stop);
+            }
+            if (scene.listener_grid_every > 0) {
+                // The solver recorded the grid points, then their neighbours (listener_cells):
+                // the gradient at a point is the one-cell difference of its neighbours.
+                const ListenerCells lc = p.listener_cells();
+                const auto& recorded = solver->grid_signals();
+                if (recorded.size() != lc.cells.size())
+                    throw std::logic_error(
+                        "the solver recorded " + std::to_string(recorded.size()) +
+                        " listener-grid cells, expected " + std::to_string(lc.cells.size()));
+                const Grid& g = p.air.grid;
+                std::unordered_map<size_t, size_t> row_of;
+                for (size_t r = 0; r < lc.cells.size(); ++r)
+                    row_of[g.index(lc.cells[r])] = r;
+                const auto row = [&](Index3 c, int axis, int d) -> std::optional<size_t> {
+                    c[static_cast<size_t>(axis)] += d;
+                    if (!g.contains(c)) return std::nullopt;
+                    const auto it = row_of.find(g.index(c));
+                    if (it == row_of.end()) return std::nullopt;
+                    return it->second;
+                };
+                std::vector<Vec3> pos(lc.points);
+                std::vector<GradientKinds> kinds(lc.points);
+                // Rows of the -h and +h cells per point and axis (the point itself if missing).
+                std::vector<std::array<std::array<size_t, 2>, 3>> ends(lc.points);
+                for (size_t i = 0; i < lc.points; ++i) {
+                    pos[i] = g.centre(lc.cells[i]);
+                    for (int a = 0; a < 3; ++a) {
+                        const auto minus = row(lc.cells[i], a, -1), plus = row(lc.cells[i], a, 1);
+                        const auto ua = static_cast<size_t>(a);
+                        ends[i][ua] = {minus.value_or(i), plus.value_or(i)};
+                        kinds[i][ua] = static_cast<std::int8_t>((minus ? 1 : 0) + (plus ? 1 : 0));
+                    }
+                }
+                const auto samples = static_cast<size_t>(std::llround(duration * fs_out));
+                GridFileInfo info{
+                    src_name, static_cast<double>(fs_out), g.h * scene.listener_grid_every,
+                    g.h,      scene.listener_grid_every,   hash};
+                GridWriter grid(dir.tmp() / "grid" / (safe_name(src_name) + ".h5"), pos, kinds,
+                                samples, info);
+                // Each point's IR and three gradient IRs are resampled independently (most of
+                // the writing time): a batch of points at a time on every worker thread, written
+                // in order.
+                const size_t workers =
+                    settings.threads > 0 ? static_cast<size_t>(settings.threads)
+                                         : std::max<size_t>(1, std::thread::hardware_concurrency());
+                const size_t batch = 16 * workers;
+                std::vector<std::array<std::vector<float>, 4>> rows(batch);
+                const auto deliver_point = [&](size_t i, std::array<std::vector<float>, 4>& out) {
+                    out[0] = deliver_ir(std::span<const float>(recorded[i]), dt, ex.delay(), fs_out,
+                                        duration);
+                    std::vector<float> diff;
+                    for (size_t a = 0; a < 3; ++a) {
+                        const auto& lo = recorded[ends[i][a][0]];
+                        const auto& hi = recorded[ends[i][a][1]];
+                        // Central: (p(x+h) - p(x-h)) / 2h; one-sided: over h; none: zero.
+                        const double span = kinds[i][a] == 2 ? 2 * g.h : g.h;
+                        diff.assign(lo.size(), 0.0f);
+                        if (kinds[i][a] > 0)
+                            for (size_t n = 0; n < diff.size(); ++n)
+                                diff[n] = static_cast<float>(
+                                    (static_cast<double>(hi[n]) - static_cast<double>(lo[n])) /
+                                    span);
+                        out[a + 1] = deliver_ir(std::span<const float>(diff), dt, ex.delay(),
+                                                fs_out, duration);
+                    }
+                };
+                for (size_t i0 = 0; i0 < lc.points; i0 += batch) {
+                    const size_t n = std::min(batch, lc.points - i0);
+                    std::vector<std::exception_ptr> errors(workers);
+                    std::vector<std::thread> pool;
+                    for (size_t w = 0; w < workers; ++w)
+                        pool.emplace_back([&, w] {
+                            try {
+                                for (size_t k = w; k < n; k += workers)
+                                    deliver_point(i0 + k, rows[k]);
+                            } catch (...) {
+                                errors[w] = std::current_exception();
+                            }
+                        });
+                    for (auto& t : pool)
+                        t.join();
+                    for (auto& e : errors)
+                        if (e) std::rethrow_exception(e);
+                    for (size_t k = 0; k < n; ++k) {
+                        grid.write_row(i0 + k, rows[k][0]);
+                        for (int a = 0; a < 3; ++a)
+                            grid.write_gradient(i0 + k, a, rows[k][static_cast<size_t>(a) + 1]);
+                    }
+                    stop_point(stop);
+                }
+                grid.close();
+            }
+            write_s += seconds_since(t0);
+            runs.push_back(
+                {src_name, solve_s, solver->steps_done(), solver->name(), solver->memory_bytes()});
+            if (partial) {
+                state["sources_done"].push_back(src_name);
+                state["runs"].push_back({{"name", src_name},
+                                         {"solve_s", solve_s},
+                                         {"steps", solver->steps_done()},
+                                         {"solver", solver->name()},
+                                         {"memory_bytes", solver->memory_bytes()}});
+                state["current"] = nullptr;
+                state["solver"] = solver_json;
+                state["excitation"] = excitation_json;
+                write_json_file(state_file, state);
+                std::error_code ec;
+                fs::remove(ckfile, ec);
+            }
+        }
+        stop_point(stop);
+
+        // result.json
+        const auto& sim = scene.simulation;
+        json settings_json = {{"solver", sim.solver},
+                              {"device", sim.device},
+                              {"precision", precision_name},
+                              {"threads", settings.threads},
+                              {"max_frequency", sim.max_frequency},
+                              {"duration", sim.duration},
+                              {"points_per_wavelength", sim.effective_points_per_wavelength()},
+                              {"speed_of_sound", sim.speed_of_sound},
+                              {"output_sample_rate", fs_out},
+                              {"listener_grid_every", scene.listener_grid_every}};
+        auto emitters = [](const std::vector<PlacedEmitter>& v) {
+            json a = json::array();
+            for (const auto& e : v)
+                a.push_back({{"name", e.name},
+                             {"position", vec_json(e.position)},
+                             {"cell_centre", vec_json(e.cell_centre)}});
+            return a;
+        };
+        json files = {{"ir", json::array()}, {"grid", json::array()}};
+        for (const auto& s : p.air.sources) {
+            for (const auto& r : p.air.receivers)
+                files["ir"].push_back("ir/" + safe_name(s.name) + "_" + safe_name(r.name) + ".wav");
+            if (scene.listener_grid_every > 0)
+                files["grid"].push_back("grid/" + safe_name(s.name) + ".h5");
+        }
+        json solve = json::object();
+        size_t solver_memory = 0;
+        for (const auto& r : runs) {
+            solve[r.name] = r.solve_s;
+            solver_memory = std::max(solver_memory, r.solver_memory);
+        }
+        const ResourceEstimate est = p.estimate();
+        const Grid& g = p.air.grid;
+        json result = {
+            {"format", "ardent-result/1"},
+            {"ardent_version", "0.1.0"},
+            {"scene",
+             {{"file", scene.file.empty() ? "" : fs::absolute(scene.file).string()},
+              {"name", scene.name},
+              {"hash", hash}}},
+            {"settings", settings_json},
+            {"solver", solver_json},
+            {"excitation", excitation_json},
+            {"ir",
+             {{"sample_rate", fs_out},
+              {"samples", std::llround(duration * fs_out)},
+              {"format", "wav-float32"},
+              {"convention",
+               "free-field direct pulse sums to 1/(4 pi r); see docs/output-format.md"}}},
+            {"grid",
+             {{"origin", vec_json(g.origin)},
+              {"h", g.h},
+              {"dims", json::array({g.dims[0], g.dims[1], g.dims[2]})}}},
+            {"sources", emitters(p.air.sources)},
+            {"receivers", emitters(p.air.receivers)},
+            {"files", files},
+            {"acoustics", acoustics},
+            {"statistics", info_json(p)},
+            {"memory",
+             {{"estimate_bytes", sim.solver == "fdtd" ? est.memory_fdtd : est.memory_ard_cpu},
+              {"solver_bytes", solver_memory},
+              {"peak_rss_bytes", peak_rss_bytes()}}},
+            {"timings_s",
+             {{"import", p.times.import_s},
+              {"voxelize", p.times.voxelize_s},
+              {"decompose", p.times.decompose_s},
+              {"preprocess", preprocess_s},
+              {"solve", solve},
+              {"write", write_s},
+              {"total", seconds_since(t_start)}}},
+        };
+        if (partial) {
+            std::error_code ec;
+            fs::remove_all(ckdir, ec);
+        }
+        write_json_file(dir.tmp() / "result.json", result);
+        stop_point(stop);
+        dir.commit();
+        SimulateResult out;
+        out.directory = target;
+        out.ir_files = files["ir"].get<std::vector<std::string>>();
+        out.grid_files = files["grid"].get<std::vector<std::string>>();
+        out.seconds = seconds_since(t_start);
+        return out;
+    } catch (const Interrupted&) {
+        if (partial && fs::is_directory(OutputDir::partial_path(target)))
+            throw Cancelled(OutputDir::partial_path(target));
+        throw Cancelled({});
+    }
+}
+
+}  // namespace ardent::pipeline
