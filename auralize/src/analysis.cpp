@@ -28,7 +28,7 @@ size_t index_at(double t, double fs) {
 }
 
 BandResult analyze_band(const BandFilter& band, std::span<const float> ir, double onset_s,
-                        Direction direction) {
+                        Direction direction, bool keep_curve) {
     BandResult r;
     r.nominal_hz = band.nominal_hz;
     r.exact_hz = band.exact_hz;
@@ -61,6 +61,10 @@ BandResult analyze_band(const BandFilter& band, std::span<const float> ir, doubl
     r.edt_reliable = r.edt_s && r.noise_floor_db <= -kRangeEdtDb;
     r.t20_reliable = r.t20_s && r.noise_floor_db <= -kRangeT20Db;
     r.t30_reliable = r.t30_s && r.noise_floor_db <= -kRangeT30Db;
+    if (keep_curve) {
+        r.decay_db.assign(curve.begin(), curve.end());
+        r.decay_rate_hz = fs;
+    }
 
     // Energies from the first sample: with time-reversed filtering the band's share of the
     // direct sound starts before the onset, and belongs to the early part.
@@ -125,7 +129,8 @@ Analysis analyze_ir(std::span<const float> ir, double fs, Bands bands,
                              hz(options.max_frequency_hz));
     }
     for (const BandFilter& band : bank)
-        a.results.push_back(analyze_band(band, ir, a.onset_s, options.direction));
+        a.results.push_back(
+            analyze_band(band, ir, a.onset_s, options.direction, options.keep_decay_curves));
     return a;
 }
 

@@ -34,6 +34,11 @@ struct BandResult {
     double noise_floor_db = 0;
     double truncation_s = 0;  // Lundeby's truncation point, seconds from the IR's first sample
     bool truncation_converged = false;
+    // With AnalysisOptions::keep_decay_curves: the Schroeder decay curve the times were fitted to
+    // (dB re its start, from the onset to where it ends), at decay_rate_hz (the band's filter
+    // rate, which may be a multiple of the IR's). Empty otherwise.
+    std::vector<float> decay_db;
+    double decay_rate_hz = 0;
 };
 
 struct Analysis {
@@ -53,6 +58,9 @@ struct AnalysisOptions {
     // The highest frequency the IR is good for, when it is band-limited (a simulated IR is flat to
     // 0.8 max_frequency): bands whose upper edge lies above it are left out. 0: no limit.
     double max_frequency_hz = 0;
+    // Keep each band's decay curve in BandResult::decay_db (for plots: the editor's energy decay
+    // curves are then exactly the ones the parameters come from).
+    bool keep_decay_curves = false;
 };
 
 // Analyses one channel of an IR at fs Hz. Throws InputError (errors.h) for an empty or silent IR,

@@ -1,0 +1,96 @@
+// The editor's results panel (issue 7, item 4): for a results directory of `ardent simulate`, a
+// source/receiver pair selector and, for the selected pair, the IR waveform, its magnitude
+// spectrum and the energy decay curves per octave band (Qt Charts), and the ISO 3382-1 table,
+// exportable as CSV. The numbers are those of `ardent simulate`'s result.json: the same
+// auralize::analyze_ir on the same IR, octave bands up to 0.8 f_max (results_data.h).
+#pragma once
+
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+#include <optional>
+
+#include "ardent/editor/results_data.h"
+
+class QChart;
+class QChartView;
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QTableWidget;
+class QLineSeries;
+
+namespace ardent::editor {
+
+class ResultsPanel : public QWidget {
+    Q_OBJECT
+
+  public:
+    explicit ResultsPanel(QWidget* parent = nullptr);
+    ~ResultsPanel() override;
+
+    // Reads result.json and every IR of `results_dir`, then shows its first pair. On failure
+    // returns false with a message naming the file and what is wrong, and keeps showing what it
+    // showed before.
+    bool load(const QString& results_dir, QString* error);
+    void clear();
+    QString resultsDir() const;
+
+    // Selects a pair by name (no-op when there is no such pair); emits pairSelected.
+    void select(const QString& source, const QString& receiver);
+    int pairCount() const;
+    QString currentSource() const;
+    QString currentReceiver() const;
+
+    // The ISO 3382-1 table as CSV: a header row of the bands ("parameter,63 Hz,125 Hz,..."), one
+    // row per parameter with its unit in its name, empty cells where the band does not allow a
+    // value, and one row per reverberation time saying whether it met ISO 3382-1's dynamic range
+    // (1/0). Written atomically (a temporary file beside it, renamed): the target is replaced, so
+    // the caller must have the user's consent (the button's file dialog asks). False with a
+    // message naming the file when nothing is selected or the file cannot be written.
+    bool export_csv(const QString& file, QString* error) const;
+
+    // For tests and the main window.
+    const QTableWidget* table() const { return table_; }
+    QChartView* waveformView() const { return waveform_view_; }
+    QChartView* spectrumView() const { return spectrum_view_; }
+    QChartView* decayView() const { return decay_view_; }
+    int waveformPointCount() const;
+    int spectrumPointCount() const;
+    // One series per octave band, named by its centre ("125 Hz").
+    QStringList decayBands() const;
+    // The analysis of the selected pair (nullptr when none).
+    const auralize::Analysis* analysis() const;
+
+  signals:
+    void pairSelected(QString source, QString receiver);
+
+  private slots:
+    void onPairIndex(int index);
+    void onExportClicked();
+
+  protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+  private:
+    void showPair(int index);
+    void drawWaveform();
+    void fillTable();
+
+    ResultsData data_;
+    int current_ = -1;
+    std::optional<auralize::Analysis> analysis_;
+    QString analysis_error_;
+
+    QComboBox* pairs_ = nullptr;
+    QLabel* info_ = nullptr;
+    QChartView* waveform_view_ = nullptr;
+    QChartView* spectrum_view_ = nullptr;
+    QChartView* decay_view_ = nullptr;
+    QLineSeries* waveform_ = nullptr;
+    QLineSeries* spectrum_ = nullptr;
+    QTableWidget* table_ = nullptr;
+    QPushButton* export_ = nullptr;
+};
+
+}  // namespace ardent::editor
