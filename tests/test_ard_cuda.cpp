@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -16,7 +17,9 @@
 #include <limits>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "ard_validation.h"
 #include "ardent/solvers/ard_cuda.h"
@@ -173,6 +176,58 @@ TEST(ArdCuda, CheckpointResumesBitIdentically) {
     second->load_state(state);
     second->advance(170);
     EXPECT_EQ(whole->receivers(), second->receivers());
+}
+
+// pressure_plane(): the same planes as the CPU backend's, NaN at the same cells, after
+// set_pressure() initial values and after some steps of a driven run.
+double plane_difference(const Solver& a, const Solver& b, int axis, int index) {
+    std::vector<float> pa, pb;
+    a.pressure_plane(axis, index, pa);
+    b.pressure_plane(axis, index, pb);
+    EXPECT_EQ(pa.size(), pb.size());
+    double diff = 0, ref = 0;
+    for (size_t k = 0; k < pa.size() && k < pb.size(); ++k) {
+        EXPECT_EQ(std::isnan(pa[k]), std::isnan(pb[k])) << "axis " << axis << " cell " << k;
+        if (std::isnan(pa[k]) || std::isnan(pb[k])) continue;
+        diff = std::max(diff, std::abs(static_cast<double>(pa[k]) - static_cast<double>(pb[k])));
+        ref = std::max(ref, std::abs(static_cast<double>(pa[k])));
+    }
+    EXPECT_GT(ref, 0) << "axis " << axis;
+    return ref > 0 ? diff / ref : std::numeric_limits<double>::infinity();
+}
+
+TEST(ArdCuda, PressurePlaneMatchesCpu) {
+    REQUIRE_GPU();
+    const Preprocessed p = build(box({20, 14, 10}, 6));
+    const Index3 s = p.air.sources[0].cell;
+    SolverOptions o;
+    o.inject_source = false;
+    auto cpu = make_solver(p, o);
+    auto gpu = ard::make_cuda_solver(p, o);
+    for (Index3 c : {s, Index3{9, 7, 5}}) {
+        cpu->set_pressure(c, 1.0);
+        gpu->set_pressure(c, 1.0);
+    }
+    for (int axis = 0; axis < 3; ++axis)
+        EXPECT_LE(plane_difference(*cpu, *gpu, axis, s[static_cast<size_t>(axis)]), 1e-4);
+    SolverOptions driven;
+    cpu = make_solver(p, driven);
+    gpu = ard::make_cuda_solver(p, driven);
+    for (size_t steps : {40, 200}) {
+        cpu->advance(steps - cpu->steps_done());
+        gpu->advance(steps - gpu->steps_done());
+        for (int axis = 0; axis < 3; ++axis) {
+            const double d = plane_difference(*cpu, *gpu, axis, s[static_cast<size_t>(axis)]);
+            std::printf("[ measured ] step %zu, axis %d: max |CUDA - CPU| / max |CPU| = %.3g\n",
+                        steps, axis, d);
+            EXPECT_LE(d, 1e-4);
+        }
+        // Another plane, then the first again: the cached cell maps are swapped correctly.
+        EXPECT_LE(plane_difference(*cpu, *gpu, 2, 1), 1e-4);
+        EXPECT_LE(plane_difference(*cpu, *gpu, 2, s[2]), 1e-4);
+    }
+    std::vector<float> plane;
+    EXPECT_THROW(gpu->pressure_plane(2, p.air.grid.dims[2], plane), std::invalid_argument);
 }
 
 TEST(ArdCuda, DeviceCudaWithoutAGpuExitsWithCode3) {

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -18,7 +19,9 @@
 #include <limits>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "ardent/solvers/ard_cuda.h"
 #include "ardent/solvers/fdtd_cuda.h"
@@ -150,6 +153,58 @@ TEST(FdtdCuda, InitialFieldEnergyMatchesCpu) {
     std::printf("[ measured ] energy after 500 steps, CUDA / CPU = %.15f\n", ratio);
     EXPECT_NEAR(ratio, 1.0, 1e-12);
     EXPECT_THROW(gpu->set_pressure({0, 0, 0}, 1.0), std::invalid_argument);
+}
+
+// pressure_plane(): the same planes as the CPU backend's, NaN at the same cells (the two round
+// alike, as the receivers do: equal to 1e-5 relative).
+double plane_difference(const Solver& a, const Solver& b, int axis, int index) {
+    std::vector<float> pa, pb;
+    a.pressure_plane(axis, index, pa);
+    b.pressure_plane(axis, index, pb);
+    EXPECT_EQ(pa.size(), pb.size());
+    double diff = 0, ref = 0;
+    for (size_t k = 0; k < pa.size() && k < pb.size(); ++k) {
+        EXPECT_EQ(std::isnan(pa[k]), std::isnan(pb[k])) << "axis " << axis << " cell " << k;
+        if (std::isnan(pa[k]) || std::isnan(pb[k])) continue;
+        diff = std::max(diff, std::abs(static_cast<double>(pa[k]) - static_cast<double>(pb[k])));
+        ref = std::max(ref, std::abs(static_cast<double>(pa[k])));
+    }
+    EXPECT_GT(ref, 0) << "axis " << axis;
+    return ref > 0 ? diff / ref : std::numeric_limits<double>::infinity();
+}
+
+TEST(FdtdCuda, PressurePlaneMatchesCpu) {
+    REQUIRE_GPU();
+    const Preprocessed p = lossy_box(400, 0);
+    const Index3 s = p.air.sources[0].cell;
+    SolverOptions o;
+    o.inject_source = false;
+    auto cpu = make_solver(p, o);
+    auto gpu = fdtd::make_cuda_solver(p, o);
+    for (Index3 c : {s, Index3{s[0] + 3, s[1] + 2, s[2]}}) {
+        cpu->set_pressure(c, 1.0);
+        gpu->set_pressure(c, 1.0);
+    }
+    for (int axis = 0; axis < 3; ++axis)
+        EXPECT_EQ(plane_difference(*cpu, *gpu, axis, s[static_cast<size_t>(axis)]), 0.0);
+    SolverOptions driven;
+    cpu = make_solver(p, driven);
+    gpu = fdtd::make_cuda_solver(p, driven);
+    for (size_t steps : {60, 400}) {
+        cpu->advance(steps - cpu->steps_done());
+        gpu->advance(steps - gpu->steps_done());
+        for (int axis = 0; axis < 3; ++axis) {
+            const double d = plane_difference(*cpu, *gpu, axis, s[static_cast<size_t>(axis)]);
+            std::printf("[ measured ] step %zu, axis %d: max |CUDA - CPU| / max |CPU| = %.3g\n",
+                        steps, axis, d);
+            EXPECT_LE(d, 1e-5);
+        }
+        // Another plane, then the first again: the cached cell maps are swapped correctly.
+        EXPECT_LE(plane_difference(*cpu, *gpu, 2, 2), 1e-5);
+        EXPECT_LE(plane_difference(*cpu, *gpu, 2, s[2]), 1e-5);
+    }
+    std::vector<float> plane;
+    EXPECT_THROW(gpu->pressure_plane(0, -1, plane), std::invalid_argument);
 }
 
 TEST(FdtdCuda, CheckpointsResumeExactlyAndAcrossBackends) {
