@@ -1,0 +1,53 @@
+// The material panel: every surface group of the model with the material its first matching
+// rule gives (groups no rule matches are listed first, marked, for assignment), a material
+// chooser per group offering the scene's materials and the bundled library of published
+// coefficients, and an editor for the six octave-band coefficients of the selected material.
+// Every change goes through the Project, so it is undoable and saved in the scene file.
+#pragma once
+
+#include <array>
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QTableWidget>
+#include <QWidget>
+
+#include "material_library.h"
+#include "project.h"
+
+namespace ardent::editor {
+
+class MaterialsPanel : public QWidget {
+    Q_OBJECT
+  public:
+    MaterialsPanel(Project* project, const MaterialLibrary* library, QWidget* parent = nullptr);
+
+    QTableWidget* groups_table() { return table_; }
+    // Assigns a material by name (the scene's, else the library's) to a mesh group.
+    bool assign(int group, const QString& material);
+
+  public slots:
+    void select_group(int group);
+
+  signals:
+    void groupSelected(int group);
+    void message(const QString& text);
+
+  private:
+    void rebuild();
+    void show_material(const QString& name);
+    void save_material();
+    void new_material();
+
+    Project* project_;
+    const MaterialLibrary* library_;
+    QTableWidget* table_;
+    QLabel* summary_;
+    QComboBox* material_;
+    std::array<QDoubleSpinBox*, 6> bands_{};
+    QLabel* source_;
+    bool updating_ = false;
+};
+
+}  // namespace ardent::editor

@@ -1,0 +1,112 @@
+// The editor's 3-D view (QOpenGLWidget): the model's surfaces coloured by material with the
+// near walls culled so the room is seen from inside, sources (red) and receivers (blue) as
+// markers, and optionally the ARD partitions at the current settings as a wireframe. Left drag
+// orbits, right or middle drag (or shift + left) pans, the wheel zooms, F fits. Clicking a
+// surface selects its material group; in placement mode a click adds a source or receiver at the
+// surface point plus a height along the surface normal; dragging a marker moves it the same way,
+// recorded as one undoable step when released.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include <QOpenGLBuffer>
+#include <QOpenGLFunctions>
+#include <QOpenGLShaderProgram>
+#include <QOpenGLWidget>
+
+#include "camera.h"
+#include "project.h"
+
+namespace ardent::editor {
+
+struct EmitterRef {
+    EmitterKind kind = EmitterKind::Source;
+    size_t index = 0;
+    friend bool operator==(const EmitterRef&, const EmitterRef&) = default;
+};
+
+class SceneView : public QOpenGLWidget, protected QOpenGLFunctions {
+    Q_OBJECT
+  public:
+    enum class Mode { Select, AddSource, AddReceiver };
+
+    explicit SceneView(Project* project, QWidget* parent = nullptr);
+    ~SceneView() override;
+
+    void set_mode(Mode mode) { mode_ = mode; }
+    Mode mode() const { return mode_; }
+    void set_placement_height(double metres) { height_ = metres; }
+    double placement_height() const { return height_; }
+    void set_selected_group(int group);
+    int selected_group() const { return selected_group_; }
+    void set_selected_emitter(std::optional<EmitterRef> e);
+    std::optional<EmitterRef> selected_emitter() const { return selected_emitter_; }
+    // Partition boxes (model coordinates) drawn as a wireframe; empty hides the overlay.
+    void set_overlay(std::vector<Box3> boxes);
+    void set_overlay_visible(bool on);
+    bool overlay_visible() const { return overlay_visible_; }
+    void set_cull_near_walls(bool on);
+
+    OrbitCamera& camera() { return camera_; }
+    // The position a click at `pixel` would place an emitter at (surface point + height).
+    std::optional<Vec3> placement_at(QPointF pixel) const;
+    // The marker under a pixel (within a few pixels of its centre), if any.
+    std::optional<EmitterRef> marker_at(QPointF pixel) const;
+
+  public slots:
+    void fit();
+
+  signals:
+    void groupPicked(int group);
+    void emitterSelected(ardent::editor::EmitterRef e);
+    void emitterPlaced(ardent::editor::EmitterKind kind);
+    void emitterDragged(ardent::editor::EmitterRef e, ardent::Vec3 position);
+    void statusText(const QString& text);
+    void modeReset();  // placement finished or cancelled: back to selecting
+
+  protected:
+    void initializeGL() override;
+    void resizeGL(int w, int h) override;
+    void paintGL() override;
+    void mousePressEvent(QMouseEvent* e) override;
+    void mouseMoveEvent(QMouseEvent* e) override;
+    void mouseReleaseEvent(QMouseEvent* e) override;
+    void wheelEvent(QWheelEvent* e) override;
+    void keyPressEvent(QKeyEvent* e) override;
+
+  private:
+    void rebuild_mesh_buffer();
+    void rebuild_marker_buffer();
+    void rebuild_overlay_buffer();
+    void on_geometry_changed();
+    void draw(QOpenGLBuffer& buffer, int vertices, GLenum primitive);
+
+    Project* project_;
+    OrbitCamera camera_;
+    Mode mode_ = Mode::Select;
+    double height_ = 1.2;
+    int selected_group_ = -1;
+    std::optional<EmitterRef> selected_emitter_;
+    bool cull_ = true;
+
+    QOpenGLShaderProgram program_;
+    QOpenGLBuffer mesh_buffer_{QOpenGLBuffer::VertexBuffer};
+    QOpenGLBuffer marker_buffer_{QOpenGLBuffer::VertexBuffer};
+    QOpenGLBuffer overlay_buffer_{QOpenGLBuffer::VertexBuffer};
+    int mesh_vertices_ = 0, marker_vertices_ = 0, overlay_vertices_ = 0;
+    bool mesh_dirty_ = true, markers_dirty_ = true, overlay_dirty_ = true;
+    std::vector<Box3> overlay_;
+    bool overlay_visible_ = false;
+
+    // Mouse state.
+    QPointF press_pos_, last_pos_;
+    Qt::MouseButton button_ = Qt::NoButton;
+    bool dragged_ = false;
+    std::optional<EmitterRef> dragging_;
+};
+
+// Colour of material `index` (-1: no material assigned), shared with the material panel.
+QColor material_colour(int index);
+
+}  // namespace ardent::editor

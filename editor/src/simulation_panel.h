@@ -1,0 +1,79 @@
+// The simulation panel: solver, device, max frequency, duration and listener-grid spacing (edits
+// of the scene's simulation block, undoable and saved with it), the `ardent info` estimate for
+// those settings updated as they change with a warning when the run will not fit, and the run
+// itself: Run / Cancel, a progress bar with the ETA and the live pressure slice through the
+// source. Results go to `<scene>.ardent` next to the scene file, as `ardent simulate` would
+// write them; an existing results directory is replaced only after the user agrees.
+#pragma once
+
+#include <filesystem>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QWidget>
+
+#include "project.h"
+#include "scene_estimate.h"
+#include "simulation_runner.h"
+
+namespace ardent::editor {
+
+class SimulationPanel : public QWidget {
+    Q_OBJECT
+  public:
+    explicit SimulationPanel(Project* project, QWidget* parent = nullptr);
+
+    SimulationRunner* runner() { return &runner_; }
+    SceneEstimator* estimator() { return &estimator_; }
+    const SceneEstimate& last_estimate() const { return estimate_; }
+    // The default results directory of the project: <scene file without .json>.ardent.
+    std::filesystem::path default_output() const;
+    // Starts a run into `output` (no questions asked: the caller has asked). False with a
+    // message when it cannot start.
+    bool run(const std::filesystem::path& output, bool force, QString* why = nullptr);
+
+    QComboBox* solver_box() { return solver_; }
+    QDoubleSpinBox* frequency_box() { return frequency_; }
+    QDoubleSpinBox* duration_box() { return duration_; }
+    QSpinBox* grid_box() { return grid_; }
+    QLabel* estimate_label() { return estimate_label_; }
+    QLabel* slice_label() { return slice_; }
+    QProgressBar* progress_bar() { return progress_; }
+
+  public slots:
+    void run_clicked();  // asks where needed, then run()
+    void cancel();
+
+  signals:
+    void resultsReady(const QString& dir);
+    void saveRequested();  // the project has no file yet
+    void message(const QString& text);
+    void errorMessage(const QString& title, const QString& text);
+    void overlayReady(const std::vector<ardent::Box3>& partitions);
+
+  private:
+    void load_from_scene();
+    void settings_edited();
+    void show_estimate(const SceneEstimate& e);
+    void set_running(bool on);
+
+    Project* project_;
+    SimulationRunner runner_;
+    SceneEstimator estimator_;
+    SceneEstimate estimate_;
+    QComboBox *solver_, *device_;
+    QDoubleSpinBox *frequency_, *duration_;
+    QSpinBox* grid_;
+    QLabel *estimate_label_, *warning_, *eta_, *slice_, *slice_caption_;
+    QProgressBar* progress_;
+    QPushButton *run_, *cancel_;
+    QCheckBox* live_;
+    bool updating_ = false;
+};
+
+}  // namespace ardent::editor
