@@ -6,7 +6,7 @@
 
 namespace ardent::editor {
 
-std::optional<MeshHit> pick_mesh(const TriangleMesh& mesh, const Ray& ray, bool skip_back_faces) {
+std::optional<MeshHit> pick_mesh(const TriangleMesh& mesh, const Ray& ray, int cull) {
     std::optional<MeshHit> best;
     for (size_t t = 0; t < mesh.triangles.size(); ++t) {
         const auto& tri = mesh.triangles[t];
@@ -27,11 +27,18 @@ std::optional<MeshHit> pick_mesh(const TriangleMesh& mesh, const Ray& ray, bool 
         if (d <= 1e-9 || (best && d >= best->distance)) continue;
         Vec3 n = cross(e1, e2);
         n = n * (1.0 / norm(n));
-        if (skip_back_faces && dot(n, ray.direction) > 0) continue;
+        if (cull != 0 && cull * dot(n, ray.direction) > 0) continue;
         if (dot(n, ray.direction) > 0) n = n * -1.0;
         best = MeshHit{t, ray.origin + ray.direction * d, n, d};
     }
     return best;
+}
+
+int winding_orientation(const TriangleMesh& mesh) {
+    double v = 0;
+    for (const auto& t : mesh.triangles)
+        v += dot(mesh.vertices[t.v[0]], cross(mesh.vertices[t.v[1]], mesh.vertices[t.v[2]]));
+    return v > 0 ? 1 : (v < 0 ? -1 : 0);
 }
 
 // World frame: x, y horizontal, z up. The model's up axis maps to world z with a cyclic

@@ -27,11 +27,14 @@ struct MeshHit {
 };
 
 // First triangle the ray meets (Moller-Trumbore on every triangle: fast enough for the 30 000
-// triangles of a concert hall at click and drag rates). With `skip_back_faces`, triangles whose
-// winding faces away from the ray's origin are ignored, as the view culls them to show the room's
-// inside through its near walls.
-std::optional<MeshHit> pick_mesh(const TriangleMesh& mesh, const Ray& ray,
-                                 bool skip_back_faces = false);
+// triangles of a concert hall at click and drag rates). `cull` ignores the triangles the view
+// culls to show the room's inside through its near walls: +1 those whose winding normal points
+// along the ray (away from the eye), -1 those whose normal points back at the eye, 0 none.
+std::optional<MeshHit> pick_mesh(const TriangleMesh& mesh, const Ray& ray, int cull = 0);
+
+// +1 when the mesh's winding normals point out of the volume it encloses, -1 when they point in
+// (the sign of the divergence-theorem volume), 0 for an empty or flat mesh.
+int winding_orientation(const TriangleMesh& mesh);
 
 class OrbitCamera {
   public:

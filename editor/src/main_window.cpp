@@ -97,10 +97,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(materials_, &MaterialsPanel::message, status_, &QLabel::setText);
     connect(emitters_, &EmittersPanel::message, this,
             [this](const QString& m) { show_error(tr("Cannot change that"), m); });
-    // Dragging a receiver moves the listener you hear when results are loaded.
-    connect(view_, &SceneView::emitterDragged, this, [this](EmitterRef e, Vec3 p) {
-        if (e.kind == EmitterKind::Receiver) audition_->setListenerPosition(p.x, p.y, p.z);
-    });
+    // The green listener marker walks the listener grid: the audition panel cross-fades to the
+    // nearest grid point's IR while it is dragged.
+    connect(view_, &SceneView::listenerMoved, this,
+            [this](Vec3 p) { audition_->setListenerPosition(p.x, p.y, p.z); });
 
     connect(simulation_, &SimulationPanel::overlayReady, view_, &SceneView::set_overlay);
     connect(simulation_, &SimulationPanel::saveRequested, this, [this] { save(); });
@@ -255,6 +255,18 @@ bool MainWindow::open_results(const QString& dir) {
         return false;
     }
     audition_->setResults(dir);
+    // Put the listener marker on the first receiver (or the grid's first point) when the results
+    // have a listener grid to move across.
+    view_->set_listener(std::nullopt);
+    const auto& engine = audition_->engine();
+    if (!engine.grid_sources().empty()) {
+        if (!project_.scene().receivers.empty()) {
+            view_->set_listener(project_.scene().receivers.front().position);
+        } else if (const auto* g = engine.grid(engine.grid_sources().front()); g && g->size() > 0) {
+            const auto& q = g->positions().front();
+            view_->set_listener(Vec3{q[0], q[1], q[2]});
+        }
+    }
     return true;
 }
 

@@ -94,6 +94,8 @@ SceneView::~SceneView() {
 
 void SceneView::on_geometry_changed() {
     camera_.set_up_axis(project_->scene().geometry.up_axis());
+    orientation_ = winding_orientation(project_->mesh());
+    listener_.reset();
     selected_group_ = -1;
     overlay_.clear();
     overlay_dirty_ = true;
@@ -126,6 +128,18 @@ void SceneView::set_overlay(std::vector<Box3> boxes) {
 
 void SceneView::set_overlay_visible(bool on) {
     overlay_visible_ = on;
+    update();
+}
+
+int SceneView::cull_mode() const {
+    // Near walls face away from an eye outside the room when the normals point into it: cull
+    // back faces then, front faces for a model wound the other way.
+    return cull_ ? (orientation_ > 0 ? -1 : 1) : 0;
+}
+
+void SceneView::set_listener(std::optional<Vec3> position) {
+    listener_ = position;
+    markers_dirty_ = true;
     update();
 }
 
@@ -184,6 +198,7 @@ void SceneView::rebuild_marker_buffer() {
             push_marker(v, list[i].position, r, c);
         }
     }
+    if (listener_) push_marker(v, *listener_, 1.3 * r, QColor(40, 200, 90));
     marker_buffer_.bind();
     marker_buffer_.allocate(v.data(), static_cast<int>(v.size() * sizeof(float)));
     marker_vertices_ = static_cast<int>(v.size() / kFloats);
@@ -247,9 +262,9 @@ void SceneView::paintGL() {
     program_.setUniformValue("lit", 1.0f);
 
     glEnable(GL_DEPTH_TEST);
-    if (cull_) {
+    if (cull_mode() != 0) {
         glEnable(GL_CULL_FACE);
-        glCullFace(GL_BACK);
+        glCullFace(cull_mode() > 0 ? GL_BACK : GL_FRONT);
     }
     draw(mesh_buffer_, mesh_vertices_, GL_TRIANGLES);
     glDisable(GL_CULL_FACE);
@@ -272,7 +287,7 @@ void SceneView::paintGL() {
 }
 
 std::optional<Vec3> SceneView::placement_at(QPointF pixel) const {
-    const auto hit = pick_mesh(project_->mesh(), camera_.ray(pixel, size()), cull_);
+    const auto hit = pick_mesh(project_->mesh(), camera_.ray(pixel, size()), cull_mode());
     if (!hit) return std::nullopt;
     return hit->point + hit->normal * height_;
 }
@@ -301,8 +316,16 @@ void SceneView::mousePressEvent(QMouseEvent* e) {
     button_ = e->button();
     dragged_ = false;
     dragging_.reset();
-    if (button_ == Qt::LeftButton && mode_ == Mode::Select && !(e->modifiers() & Qt::ShiftModifier))
-        dragging_ = marker_at(e->position());
+    dragging_listener_ = false;
+    if (button_ == Qt::LeftButton && mode_ == Mode::Select &&
+        !(e->modifiers() & Qt::ShiftModifier)) {
+        if (listener_) {
+            const auto p = camera_.project(*listener_, size());
+            dragging_listener_ =
+                p && std::hypot(p->x() - e->position().x(), p->y() - e->position().y()) < 12.0;
+        }
+        if (!dragging_listener_) dragging_ = marker_at(e->position());
+    }
     if (dragging_) {
         set_selected_emitter(dragging_);
         emit emitterSelected(*dragging_);
@@ -314,6 +337,13 @@ void SceneView::mouseMoveEvent(QMouseEvent* e) {
     last_pos_ = e->position();
     if ((e->position() - press_pos_).manhattanLength() > 3) dragged_ = true;
     if (!dragged_) return;
+    if (dragging_listener_) {
+        if (const auto p = placement_at(e->position())) {
+            set_listener(*p);
+            emit listenerMoved(*p);
+        }
+        return;
+    }
     if (dragging_) {
         if (const auto p = placement_at(e->position())) {
             Scene next = project_->scene();
@@ -334,6 +364,11 @@ void SceneView::mouseMoveEvent(QMouseEvent* e) {
 }
 
 void SceneView::mouseReleaseEvent(QMouseEvent* e) {
+    if (dragging_listener_) {
+        dragging_listener_ = false;
+        button_ = Qt::NoButton;
+        return;
+    }
     if (dragging_) {
         if (dragged_) {
             const Vec3 p = (dragging_->kind == EmitterKind::Source ? project_->scene().sources
@@ -362,8 +397,8 @@ void SceneView::mouseReleaseEvent(QMouseEvent* e) {
             } else {
                 emit statusText(tr("Click on a surface of the model to place it."));
             }
-        } else if (const auto hit =
-                       pick_mesh(project_->mesh(), camera_.ray(e->position(), size()), cull_)) {
+        } else if (const auto hit = pick_mesh(project_->mesh(), camera_.ray(e->position(), size()),
+                                              cull_mode())) {
             const int g = static_cast<int>(project_->mesh().triangles[hit->triangle].group);
             set_selected_group(g);
             emit groupPicked(g);

@@ -1,10 +1,11 @@
 // The editor's 3-D view (QOpenGLWidget): the model's surfaces coloured by material with the
-// near walls culled so the room is seen from inside, sources (red) and receivers (blue) as
-// markers, and optionally the ARD partitions at the current settings as a wireframe. Left drag
-// orbits, right or middle drag (or shift + left) pans, the wheel zooms, F fits. Clicking a
-// surface selects its material group; in placement mode a click adds a source or receiver at the
-// surface point plus a height along the surface normal; dragging a marker moves it the same way,
-// recorded as one undoable step when released.
+// near walls culled so the room is seen from inside (whichever way the model's faces are wound),
+// sources (red) and receivers (blue) as markers, the audition listener (green) once results with
+// a listener grid are open, and optionally the ARD partitions at the current settings as a
+// wireframe. Left drag orbits, right or middle drag (or shift + left) pans, the wheel zooms, F
+// fits. Clicking a surface selects its material group; in placement mode a click adds a source or
+// receiver at the surface point plus a height along the surface normal; dragging a marker moves it
+// the same way, recorded as one undoable step when released.
 #pragma once
 
 #include <optional>
@@ -47,6 +48,11 @@ class SceneView : public QOpenGLWidget, protected QOpenGLFunctions {
     void set_overlay_visible(bool on);
     bool overlay_visible() const { return overlay_visible_; }
     void set_cull_near_walls(bool on);
+    // The audition listener's marker; dragging it emits listenerMoved() and never edits the scene.
+    void set_listener(std::optional<Vec3> position);
+    std::optional<Vec3> listener() const { return listener_; }
+    // The pick_mesh() cull mode matching what the view draws.
+    int cull_mode() const;
 
     OrbitCamera& camera() { return camera_; }
     // The position a click at `pixel` would place an emitter at (surface point + height).
@@ -63,7 +69,9 @@ class SceneView : public QOpenGLWidget, protected QOpenGLFunctions {
     void emitterPlaced(ardent::editor::EmitterKind kind);
     void emitterDragged(ardent::editor::EmitterRef e, ardent::Vec3 position);
     void statusText(const QString& text);
-    void modeReset();  // placement finished or cancelled: back to selecting
+    void modeReset();
+    void listenerMoved(
+        ardent::Vec3 position);  // placement finished or cancelled: back to selecting
 
   protected:
     void initializeGL() override;
@@ -89,6 +97,9 @@ class SceneView : public QOpenGLWidget, protected QOpenGLFunctions {
     int selected_group_ = -1;
     std::optional<EmitterRef> selected_emitter_;
     bool cull_ = true;
+    int orientation_ = -1;  // winding_orientation() of the mesh
+    std::optional<Vec3> listener_;
+    bool dragging_listener_ = false;
 
     QOpenGLShaderProgram program_;
     QOpenGLBuffer mesh_buffer_{QOpenGLBuffer::VertexBuffer};

@@ -14,6 +14,7 @@
 #include <QtTest/QtTest>
 #include <filesystem>
 
+#include "ardent/editor/audition_panel.h"
 #include "ardent/editor/results_panel.h"
 #include "ardent/preprocess/scene_parser.h"
 #include "ardent/preprocess/scene_writer.h"
@@ -323,8 +324,8 @@ class TestEditor : public QObject {
         view->fit();
         QSignalSpy picked(view, &ardent::editor::SceneView::groupPicked);
         const QPoint centre(view->width() / 2, view->height() / 2);
-        const auto hit = ardent::editor::pick_mesh(w.project()->mesh(),
-                                                   view->camera().ray(centre, view->size()), true);
+        const auto hit = ardent::editor::pick_mesh(
+            w.project()->mesh(), view->camera().ray(centre, view->size()), view->cull_mode());
         QVERIFY(hit.has_value());
         QTest::mouseClick(view, Qt::LeftButton, {}, centre);
         QCOMPARE(picked.count(), 1);
@@ -334,6 +335,51 @@ class TestEditor : public QObject {
         auto* t = w.materials()->groups_table();
         QVERIFY(t->currentRow() >= 0);
         QCOMPARE(t->item(t->currentRow(), 0)->data(Qt::UserRole).toInt(), g);
+    }
+
+    void listenerMarkerDrivesTheAudition() {
+        // A run with a listener grid, then the green marker dragged across it.
+        const QString scene = tmp_.filePath("grid.json");
+        QByteArray text = small_scene(0.15);
+        text.replace("\"simulation\"", "\"listener_grid\": {\"every\": 2}, \"simulation\"");
+        write_file(scene, text);
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.open_path(scene));
+        QSignalSpy done(w.simulation()->runner(), &ardent::editor::SimulationRunner::finished);
+        QVERIFY(w.simulation()->run(tmp_.filePath("grid.ardent").toStdString(), false));
+        QVERIFY(done.wait(120000));
+        auto* view = w.view();
+        QVERIFY(view->listener().has_value());
+        QCOMPARE(*view->listener(), w.project()->scene().receivers.front().position);
+        const ardent::Scene before = w.project()->scene();
+        QSignalSpy heard(w.audition(), &ardent::editor::AuditionPanel::listenerChanged);
+        view->fit();
+        const auto at = view->camera().project(*view->listener(), view->size());
+        QVERIFY(at.has_value());
+        const QPoint from = at->toPoint(), to = from + QPoint(-50, 20);
+        QTest::mousePress(view, Qt::LeftButton, {}, from);
+        QTest::mouseMove(view, from + QPoint(-25, 10));
+        QTest::mouseMove(view, to);
+        QTest::mouseRelease(view, Qt::LeftButton, {}, to);
+        QVERIFY(ardent::norm(*view->listener() - before.receivers.front().position) > 0.05);
+        if (heard.isEmpty()) QVERIFY(heard.wait(30000));
+        QVERIFY(ardent::same_scene(w.project()->scene(), before));  // the scene is untouched
+        QVERIFY(!w.project()->modified());
+    }
+
+    void windingDecidesWhichWallsAreCulled() {
+        // lshape.obj is wound with normals into the room; the same faces reversed point out.
+        MainWindow w;
+        QVERIFY(w.open_path(data("scenes/lshape.json")));
+        ardent::TriangleMesh m = w.project()->mesh();
+        QCOMPARE(ardent::editor::winding_orientation(m), -1);
+        QCOMPARE(w.view()->cull_mode(), 1);
+        for (auto& t : m.triangles)
+            std::swap(t.v[1], t.v[2]);
+        QCOMPARE(ardent::editor::winding_orientation(m), 1);
     }
 
   private:
