@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ardent/auralize/audio_io.h"
+#include "ardent/auralize/spectrum.h"
 #include "ardent/preprocess/errors.h"
 
 namespace ardent::editor {
@@ -27,32 +28,6 @@ const json& need(const json& j, const char* key, const fs::path& file, const cha
         throw InputError(quoted(file) + ": no \"" + key + "\" (" + what +
                          "); is it a result.json of ardent simulate?");
     return j.at(key);
-}
-
-// In-place radix-2 FFT of a power-of-two size. The spectrum is drawn once per selected pair, so a
-// plain transform is enough; FFTW's planner would also need the lock that auralize keeps private.
-void fft(std::vector<std::complex<double>>& a) {
-    const size_t n = a.size();
-    for (size_t i = 1, j = 0; i < n; ++i) {
-        size_t bit = n >> 1;
-        for (; j & bit; bit >>= 1)
-            j ^= bit;
-        j ^= bit;
-        if (i < j) std::swap(a[i], a[j]);
-    }
-    for (size_t len = 2; len <= n; len <<= 1) {
-        const double angle = -2 * std::numbers::pi / static_cast<double>(len);
-        const std::complex<double> step(std::cos(angle), std::sin(angle));
-        for (size_t i = 0; i < n; i += len) {
-            std::complex<double> w(1, 0);
-            for (size_t k = 0; k < len / 2; ++k) {
-                const std::complex<double> u = a[i + k], v = a[i + k + len / 2] * w;
-                a[i + k] = u + v;
-                a[i + k + len / 2] = u - v;
-                w *= step;
-            }
-        }
-    }
 }
 
 }  // namespace
@@ -163,14 +138,8 @@ Spectrum magnitude_spectrum_db(std::span<const float> ir, double fs, double from
     size_t n = 1;
     while (n < ir.size())
         n <<= 1;
-    std::vector<std::complex<double>> a(n);
-    for (size_t i = 0; i < ir.size(); ++i)
-        a[i] = ir[i];
-    fft(a);
-    const size_t bins = n / 2 + 1;
-    std::vector<double> power(bins);
-    for (size_t k = 0; k < bins; ++k)
-        power[k] = std::norm(a[k]);
+    const std::vector<double> power = auralize::power_spectrum(ir, n);
+    const size_t bins = power.size();
     const double df = fs / static_cast<double>(n);
     const double lo = std::max(from_hz, df), hi = std::min(to_hz, fs / 2);
     if (!(hi > lo)) return s;
