@@ -1,6 +1,5 @@
 #include "simulation_runner.h"
 
-#include <QCoreApplication>
 #include <QMetaObject>
 #include <algorithm>
 #include <cmath>
@@ -150,13 +149,6 @@ void SimulationRunner::start(const Scene& scene, const pipeline::SimulateSetting
 
 void SimulationRunner::cancel() {
     stop_.store(true);
-}
-
-void SimulationRunner::wait() {
-    // The completion is posted to this object's thread: process events until it arrives.
-    while (running_) {
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-    }
 }
 
 }  // namespace ardent::editor

@@ -33,8 +33,6 @@ class SimulationRunner : public QObject {
     void start(const Scene& scene, const pipeline::SimulateSettings& settings);
     void cancel();
     void set_live_slices(bool on) { live_slices_ = on; }
-    // Waits until the run ends (tests).
-    void wait();
 
   signals:
     void stage(const QString& text);
