@@ -308,9 +308,9 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 dir.discard();  // resuming would only meet the same failure
                 throw SolverError("the simulation of source " + src_name + " failed: " + e.what());
             }
+            const double solve_s = seconds_since(t0);
             observer.source_end();
             observer.stage("Writing " + src_name + " ...");
-            const double solve_s = seconds_since(t0);
 
             t0 = std::chrono::steady_clock::now();
             for (size_t r = 0; r < p.air.receivers.size(); ++r) {
