@@ -34,8 +34,8 @@ struct PressureSlice {
     int axis = 2;               // plane normal: 0 x, 1 y, 2 z
     int index = 0;              // cell index along `axis`
     int width = 0, height = 0;  // cells along u and v
-    std::vector<float>
-        values;            // width * height, row-major (height rows of width); NaN where not air
+    // width * height values, row-major (height rows of width); NaN where not air.
+    std::vector<float> values;
     double cell_size = 0;  // h in metres
     Vec3 origin;           // model coordinates of the centre of cell (0, 0) of the slice
     size_t step = 0;       // solver steps done
