@@ -68,8 +68,7 @@ MaterialsPanel::MaterialsPanel(Project* project, const MaterialLibrary* library,
     connect(material_, &QComboBox::currentTextChanged, this, &MaterialsPanel::show_material);
     connect(save, &QPushButton::clicked, this, &MaterialsPanel::save_material);
     connect(add, &QPushButton::clicked, this, &MaterialsPanel::new_material);
-    connect(project_, &Project::sceneChanged, this, &MaterialsPanel::rebuild);
-    connect(project_, &Project::geometryChanged, this, &MaterialsPanel::rebuild);
+    connect(project_, &Project::materialsChanged, this, &MaterialsPanel::rebuild);
 }
 
 void MaterialsPanel::rebuild() {

@@ -24,6 +24,21 @@ bool same_geometry(const Geometry& a, const Geometry& b) {
     return a.mesh == b.mesh && a.box == b.box && a.scale == b.scale && a.up == b.up;
 }
 
+bool same_materials(const Scene& a, const Scene& b) {
+    if (a.materials.size() != b.materials.size() || a.surfaces.size() != b.surfaces.size())
+        return false;
+    for (size_t i = 0; i < a.materials.size(); ++i) {
+        const Material &x = a.materials[i], &y = b.materials[i];
+        if (x.name != y.name || x.absorption != y.absorption || x.per_band != y.per_band)
+            return false;
+    }
+    for (size_t i = 0; i < a.surfaces.size(); ++i)
+        if (a.surfaces[i].pattern != b.surfaces[i].pattern ||
+            a.surfaces[i].material != b.surfaces[i].material)
+            return false;
+    return true;
+}
+
 // One recorded change: the scene before and after (scenes are small; the mesh is not in them).
 class SceneEdit : public QUndoCommand {
   public:
@@ -61,6 +76,7 @@ void Project::set_loaded(Scene scene, TriangleMesh mesh) {
     mesh_ = std::move(mesh);
     loaded_ = true;
     emit geometryChanged();
+    emit materialsChanged();
     emit sceneChanged();
     emit fileChanged();
 }
@@ -124,14 +140,24 @@ void Project::restore(const Scene& scene) {
     const bool geometry = !same_geometry(scene.geometry, scene_.geometry);
     TriangleMesh m;
     if (geometry) m = load_geometry(scene);  // checked in apply(), so it loads again here
-    const fs::path file = scene_.file;
-    scene_ = scene;
-    scene_.file = file;  // undo never moves the project to another file
+    Scene next = scene;
+    next.file = scene_.file;  // undo never moves the project to another file
     committed_.reset();
     if (geometry) {
         mesh_ = std::move(m);
+        scene_ = std::move(next);
         emit geometryChanged();
+        emit materialsChanged();
+        emit sceneChanged();
+        return;
     }
+    show(std::move(next));
+}
+
+void Project::show(Scene next) {
+    const bool materials = !same_materials(scene_, next);
+    scene_ = std::move(next);
+    if (materials) emit materialsChanged();
     emit sceneChanged();
 }
 
@@ -149,8 +175,7 @@ void Project::apply(const Scene& next, const QString& text) {
 
 void Project::preview(const Scene& next) {
     if (!committed_) committed_ = scene_;
-    scene_ = next;
-    emit sceneChanged();
+    show(next);
 }
 
 void Project::cancel_preview() {

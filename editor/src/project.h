@@ -74,10 +74,14 @@ class Project : public QObject {
   signals:
     void sceneChanged();     // anything in the scene (and after open/import)
     void geometryChanged();  // the mesh was (re)loaded
-    void fileChanged();      // opened, imported or saved under a new name
+    // Materials or surface rules changed (so did the surface colours); sent before sceneChanged.
+    // Dragging an emitter sends only sceneChanged, so views of the materials stay put then.
+    void materialsChanged();
+    void fileChanged();  // opened, imported or saved under a new name
 
   private:
     void set_loaded(Scene scene, TriangleMesh mesh);
+    void show(Scene next);  // makes `next` current and sends the signals its changes call for
     std::vector<Emitter>& list(Scene& s, EmitterKind kind) const;
 
     Scene scene_;

@@ -77,8 +77,11 @@ SceneView::SceneView(Project* project, QWidget* parent) : QOpenGLWidget(parent),
     setMouseTracking(false);
     setMinimumSize(320, 240);
     connect(project_, &Project::geometryChanged, this, &SceneView::on_geometry_changed);
+    connect(project_, &Project::materialsChanged, this, [this] {
+        mesh_dirty_ = true;  // the surface colours
+        update();
+    });
     connect(project_, &Project::sceneChanged, this, [this] {
-        mesh_dirty_ = true;  // material colours may have changed
         markers_dirty_ = true;
         update();
     });
