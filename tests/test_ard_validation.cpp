@@ -8,6 +8,7 @@
 #include <numbers>
 
 #include "ard_validation.h"
+#include "test_support.h"
 
 namespace ardent::test {
 namespace {
@@ -191,6 +192,17 @@ TEST(ArdValidation, EnergyDoesNotGrowWithoutASource) {
     EXPECT_LE(r.last_over_first, 1.02);
 }
 
+// A furnished room with its absorbing materials: thin partitions beside absorbing faces, where
+// a PML line reads air beyond its own partition. When those cells did not read the PML back,
+// this room's energy grew 27-fold in 30 000 steps (docs/ard.md, "Time step").
+TEST(ArdValidation, EnergyFallsInAFurnishedRoomWithAbsorbers) {
+    const auto scene = (test::source_dir() / "data" / "scenes" / "living-room.json").string();
+    const auto r = energy_run(scene, 300, 30000, 100, "energy_living_room_ci.csv");
+    EXPECT_GT(r.partitions, 10u);
+    EXPECT_LE(r.max_ratio, 1.0 + 1e-9);
+    EXPECT_LE(r.last_over_first, 0.9);
+}
+
 TEST(ArdValidation, Float32AgreesWithFloat64) {
     BoxSpec b;
     b.cells = {20, 14, 10};
@@ -198,7 +210,7 @@ TEST(ArdValidation, Float32AgreesWithFloat64) {
     b.source = {4, 4, 2};
     b.receivers = {{15, 9, 6}, {2, 11, 8}};
     const Preprocessed p = build(b);
-    const size_t steps = 700;  // about 0.25 s
+    const size_t steps = 700;  // about 0.2 s
     const RunOutput f64 = run(p, steps, Precision::Float64);
     const RunOutput f32 = run(p, steps, Precision::Float32);
     ASSERT_EQ(f32.receivers.size(), 2u);

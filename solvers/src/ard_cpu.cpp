@@ -42,7 +42,8 @@ class ArdCpu final : public Solver {
 
   public:
     ArdCpu(const Preprocessed& p, const SolverOptions& o)
-        : layout_(build_layout(p, o.source, o.listener_grid)), inject_(o.inject_source) {
+        : layout_(build_layout(p, o.source, o.listener_grid, o.ard_courant)),
+          inject_(o.inject_source) {
         const Layout& L = layout_;
         threads_ = o.threads > 0 ? o.threads : omp_get_max_threads();
         dt_ = L.dt;
@@ -296,7 +297,8 @@ class ArdCpu final : public Solver {
                 const size_t l = static_cast<size_t>(li);
                 const InterfaceLine& line = L.lines[l];
                 Real* out = correction_.data() + l * 2 * kReach;
-                line_terms(line, force_, correction_scale_, out, out + kReach);
+                line_terms(line, force_, correction_scale_, out, out + kReach,
+                           static_cast<int32_t>(L.air_cells));
             }
             for (size_t bi = 0; bi < air_batches; ++bi) {
                 const LineBatch& b = L.batches[bi];

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 
 #include "ardent/preprocess/estimate.h"
 
@@ -46,14 +47,14 @@ double pml_sigma_max(double alpha, double c, double h, int depth) {
     return -(c / 2) * std::log(r) * (kPmlProfileOrder + 1) / length;
 }
 
-Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid) {
+Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, double courant) {
     Layout L;
     const Grid& g = p.air.grid;
     const Decomposition& d = p.decomposition;
     L.grid = g;
     L.h = g.h;
     L.c = p.scene.simulation.speed_of_sound;
-    L.dt = ard_time_step(L.h, L.c);
+    L.dt = courant > 0 ? courant * L.h / L.c : ard_time_step(L.h, L.c);
     L.pml_depth = d.pml_depth;
 
     // Partitions grouped by shape, groups in order of first appearance (deterministic).
@@ -97,18 +98,54 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid) {
                     L.cell_index[g.index(s.origin[0] + i, s.origin[1] + j, s.origin[2] + k)] = f++;
     }
 
+    // PML lines are numbered before any line that reads them: one per air-wall face of an
+    // absorbing slab, in the order they are built below (axis, side, slab, then the face).
+    // pml_line_at maps (flat air cell, axis, side) to the line behind that face.
+    std::map<std::tuple<int32_t, int, int>, int32_t> pml_line_at;
+    {
+        int32_t next = 0;
+        for (int a = 0; a < 3; ++a)
+            for (int side : {-1, 1})
+                for (const PmlSlab& s : d.pml) {
+                    if (s.axis != a || s.side != side) continue;
+                    const int u = (a + 1) % 3, v = (a + 2) % 3;
+                    for (int jv = s.lo[v]; jv < s.hi[v]; ++jv)
+                        for (int ju = s.lo[u]; ju < s.hi[u]; ++ju) {
+                            Index3 a0;
+                            a0[a] = s.lo[a];
+                            a0[u] = ju;
+                            a0[v] = jv;
+                            pml_line_at[{L.flat(a0), a, side}] = next++;
+                        }
+                }
+    }
+    const size_t pml_lines = pml_line_at.size();
+
     // The true field `k + 1` cells from `start` along `dir` (start itself for k = 0): walks the
-    // grid and reflects at non-air cells as a rigid wall would.
+    // grid, reflects at a rigid wall as its mirror image, and enters the PML line behind an
+    // absorbing face (whose own back is rigid). Every reader of a cell beyond a face goes through
+    // here, so the coupling stays symmetric: a PML line that reads an air cell beyond a thin
+    // partition is read back by that cell's own lines (an asymmetric pairing grew without bound
+    // in furnished rooms, docs/ard.md).
     auto true_field = [&](Index3 start, int axis, int dir, int k) -> int32_t {
         int heading = dir;
         Index3 c = start;
         for (int s = 0; s < k; ++s) {
             const Index3 next = step(c, axis, heading);
-            if (L.flat(next) < 0) {
-                heading = -heading;  // mirror: the next value is the current cell's again
+            if (L.flat(next) >= 0) {
+                c = next;
                 continue;
             }
-            c = next;
+            const auto pml = pml_line_at.find({L.flat(c), axis, heading});
+            if (pml != pml_line_at.end()) {
+                int depth = k - s - 1;  // cells into the layer
+                if (depth >= L.pml_depth) depth = 2 * L.pml_depth - 1 - depth;
+                return static_cast<int32_t>(L.air_cells +
+                                            static_cast<size_t>(pml->second) *
+                                                static_cast<size_t>(L.pml_depth) +
+                                            static_cast<size_t>(depth));
+            }
+            heading = -heading;  // mirror: the next value is the current cell's again
         }
         return L.flat(c);
     };
@@ -206,8 +243,7 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid) {
                         c[v] += jv;
                         const Index3 beyond = step(c, a, side);
                         if (L.flat(beyond) >= 0) continue;  // air: an interface handles it
-                        const int m = p.air.face_material(g.index(c), g.index(beyond));
-                        if (m >= 0 && p.scene.materials[m].mean_absorption() > 0) continue;  // PML
+                        if (pml_line_at.count({L.flat(c), a, side})) continue;  // a PML line
                         InterfaceLine line{};
                         for (int j = 0; j < kReach; ++j) {
                             line.right[j] = j < n ? L.flat(step(c, a, -side * j)) : -1;
@@ -264,6 +300,7 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid) {
             }
             if (L.lines.size() > begin) L.batches.push_back({begin, L.lines.size()});
         }
+    if (L.pml.size() != pml_lines) throw std::logic_error("PML line numbering differs");
     L.pml_cells = L.pml.size() * static_cast<size_t>(L.pml_depth);
 
     L.source = L.flat(p.air.sources.at(source).cell);

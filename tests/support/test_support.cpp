@@ -12,6 +12,11 @@
 namespace ardent::test {
 
 std::filesystem::path source_dir() {
+    // Bundled test binaries run from another checkout's root on the GPU machine
+    // (scripts/gpu-check), where the build machine's path does not exist.
+    if (!std::filesystem::is_directory(ARDENT_SOURCE_DIR) &&
+        std::filesystem::is_directory("data/scenes"))
+        return std::filesystem::current_path();
     return ARDENT_SOURCE_DIR;
 }
 std::filesystem::path shared_dir() {

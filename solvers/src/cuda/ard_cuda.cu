@@ -47,7 +47,7 @@ size_t state_bytes(const Layout& L, size_t coefs, size_t samples) {
     const size_t R = sizeof(Real);
     return R * ((L.air_cells + L.pml_cells) + 3 * L.air_cells + 3 * coefs +
                 L.lines.size() * 2 * kReach + 2 * L.pml_cells + 2 * L.pml.size() * L.pml_depth +
-                samples) +
+                kReach * L.pml.size() + samples) +
            sizeof(InterfaceLine) * L.lines.size() + sizeof(int32_t) * kReach * L.pml.size() +
            sizeof(int32_t) * 3 * 2 * kReach * L.lines.size() +  // gathers (at most)
            sizeof(int32_t) * (L.receivers.size() + L.grid_cells.size()) + 2 * R * kRootBase +
@@ -79,7 +79,8 @@ class ArdCuda final : public Solver, public Profiled {
 
   public:
     ArdCuda(const Preprocessed& p, const SolverOptions& o)
-        : layout_(build_layout(p, o.source, o.listener_grid)), inject_(o.inject_source) {
+        : layout_(build_layout(p, o.source, o.listener_grid, o.ard_courant)),
+          inject_(o.inject_source) {
         const Layout& L = layout_;
         if (L.pml_depth > kMaxPmlDepth)
             throw ResourceError("CUDA backend: PML depth " + std::to_string(L.pml_depth) +
@@ -134,9 +135,13 @@ class ArdCuda final : public Solver, public Profiled {
         build_gather(L.air_lines, L.lines.size(), pml_gather_, t);
         std::vector<int32_t> pml_air(L.pml.size() * kReach);
         for (size_t l = 0; l < L.pml.size(); ++l)
-            for (int j = 0; j < kReach; ++j)
-                pml_air[static_cast<size_t>(j) * L.pml.size() + l] = L.pml[l].air[j];
+            for (int j = 0; j < kReach; ++j) {
+                int32_t& c = pml_air[static_cast<size_t>(j) * L.pml.size() + l];
+                c = L.pml[l].air[j];
+                renumber(c);  // beyond a thin partition it may be another PML line's cell
+            }
         pml_air_.upload(pml_air, t);
+        pml_air_values_.allocate(pml_air.size(), t);
         pml_old_.allocate(L.pml_cells, t);
         psi_.allocate(L.pml.size() * static_cast<size_t>(std::max(L.pml_depth - 1, 0)), t);
         sigma_.upload(sigma, t);
@@ -344,17 +349,19 @@ class ArdCuda final : public Solver, public Profiled {
         }
     }
 
-    // The interface lines with PML cells renumbered into the device's depth-major PML layout
-    // (cell k of PML line l at air_cells + k * lines + l instead of air_cells + l * depth + k).
-    std::vector<InterfaceLine> device_lines() const {
+    // A PML cell renumbered into the device's depth-major PML layout (cell k of PML line l at
+    // air_cells + k * lines + l instead of air_cells + l * depth + k); air cells stay.
+    void renumber(int32_t& c) const {
         const Layout& L = layout_;
         const long long air = static_cast<long long>(L.air_cells);
         const long long n = static_cast<long long>(L.pml.size()), D = L.pml_depth;
-        auto renumber = [&](int32_t& c) {
-            if (c < air) return;
-            const long long r = c - air;
-            c = static_cast<int32_t>(air + (r % D) * n + r / D);
-        };
+        if (c < air) return;
+        const long long r = c - air;
+        c = static_cast<int32_t>(air + (r % D) * n + r / D);
+    }
+    // The interface lines with their PML cells renumbered.
+    std::vector<InterfaceLine> device_lines() const {
+        const Layout& L = layout_;
         std::vector<InterfaceLine> lines = L.lines;
         for (InterfaceLine& line : lines)
             for (int j = 0; j < kReach; ++j)
@@ -451,11 +458,13 @@ class ArdCuda final : public Solver, public Profiled {
     }
 
     // Adds the terms of a gather's lines, computed from `p` times `scale`, to `force`.
-    void add_lines(const Gather& g, const Real* p, Real scale, Real* force) const {
+    // Cells at or above `limit` read as zero (line_terms).
+    void add_lines(const Gather& g, const Real* p, Real scale, Real* force,
+                   int32_t limit = 0x7fffffff) const {
         const long long n = static_cast<long long>(g.last - g.first);
         if (n == 0) return;
         line_terms_range<<<blocks(n), kBlock, 0, stream_>>>(
-            lines_.get(), static_cast<long long>(g.first), n, p, scale, terms_.get());
+            lines_.get(), static_cast<long long>(g.first), n, p, scale, terms_.get(), limit);
         const long long nc = static_cast<long long>(g.cells.size());
         gather_terms<<<blocks(nc), kBlock, 0, stream_>>>(g.cells.get(), g.offsets.get(),
                                                          g.terms_of.get(), nc, terms_.get(), force);
@@ -482,14 +491,16 @@ class ArdCuda final : public Solver, public Profiled {
                 sample_cells_.get(), nsamp, field_.get(), force, sample_scale_, samples_.get(),
                 slots_, step_counter_.get());
         mark("C^2 correction");
-        add_lines(air_gather_, force, correction_scale_, force);
+        add_lines(air_gather_, force, correction_scale_, force, static_cast<int32_t>(L.air_cells));
         mark("PML");
         add_lines(pml_gather_, field_.get(), c2h2_, force);
         if (!L.pml.empty()) {
             const long long n = static_cast<long long>(L.pml.size());
+            gather_values<<<blocks(n * kReach), kBlock, 0, stream_>>>(
+                pml_air_.get(), n * kReach, field_.get(), pml_air_values_.get());
             update_pml<<<blocks(n), kBlock, 0, stream_>>>(
-                pml_air_.get(), n, L.pml_depth, static_cast<long long>(L.air_cells), field_.get(),
-                pml_old_.get(), psi_.get(), sigma_.get(), decay_.get(), courant2_);
+                pml_air_values_.get(), n, L.pml_depth, static_cast<long long>(L.air_cells),
+                field_.get(), pml_old_.get(), psi_.get(), sigma_.get(), decay_.get(), courant2_);
         }
         mark("forward DCT x, y");
         forward_dct(force);
@@ -566,6 +577,7 @@ class ArdCuda final : public Solver, public Profiled {
     DeviceArray<int32_t> block_group_[3];
     DeviceArray<InterfaceLine> lines_;
     DeviceArray<int32_t> pml_air_;
+    DeviceArray<Real> pml_air_values_;
     Gather air_gather_, pml_gather_;
     DeviceArray<int32_t> sample_cells_;
     DeviceArray<unsigned long long> step_counter_;

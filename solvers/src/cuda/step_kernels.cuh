@@ -20,13 +20,24 @@ __device__ inline long long thread_index() {
 
 // The terms of lines [first, first + count) from the field `p`, times `scale`: per line its
 // right targets, then its left ones, into `out` (zero where a side has no target).
+// Cells at or above `limit` read as zero (line_terms).
 template <typename Real>
 __global__ void line_terms_range(const InterfaceLine* __restrict__ lines, long long first,
-                                 long long count, const Real* p, Real scale, Real* out) {
+                                 long long count, const Real* p, Real scale, Real* out,
+                                 int32_t limit) {
     const long long l = thread_index();
     if (l >= count) return;
     Real* o = out + l * 2 * kReach;
-    line_terms(lines[first + l], p, scale, o, o + kReach);
+    line_terms(lines[first + l], p, scale, o, o + kReach, limit);
+}
+
+// out[i] = field[cells[i]]: the air-side values PML lines read, taken before update_pml writes
+// the next level, since across a thin partition they may be another PML line's cells.
+template <typename Real>
+__global__ void gather_values(const int32_t* __restrict__ cells, long long count,
+                              const Real* __restrict__ field, Real* __restrict__ out) {
+    const long long i = thread_index();
+    if (i < count) out[i] = field[cells[i]];
 }
 
 // Adds to each target cell the terms of the lines that reach it, in line order, which is the
@@ -69,10 +80,11 @@ __global__ inline void tick(unsigned long long* step) {
 }
 
 // One thread per PML line: the new level goes into the field and the current one into `old`,
-// which is the CPU backend's update followed by its swap. Every PML array is stored depth-major
+// which is the CPU backend's update followed by its swap. `air` holds the values the line reads
+// beyond its face (gather_values), depth-major. Every PML array is stored depth-major
 // ([k][line]), so that neighbouring threads read neighbouring words.
 template <typename Real>
-__global__ void update_pml(const int32_t* __restrict__ air, long long count, int depth,
+__global__ void update_pml(const Real* __restrict__ air, long long count, int depth,
                            long long air_cells, Real* field, Real* old, Real* psi,
                            const Real* __restrict__ sigma_dt, const Real* __restrict__ face_decay,
                            Real courant2) {
@@ -83,7 +95,7 @@ __global__ void update_pml(const int32_t* __restrict__ air, long long count, int
     for (int k = 0; k < depth; ++k)
         cur[k] = p[k * count];
     auto val = [&](int i) -> Real {
-        if (i < 0) return field[air[(-1 - i) * count + l]];
+        if (i < 0) return air[(-1 - i) * count + l];
         if (i >= depth) i = 2 * depth - 1 - i;  // rigid back: even extension
         return cur[i];
     };

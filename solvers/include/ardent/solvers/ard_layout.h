@@ -44,16 +44,20 @@ struct InterfaceLine {
 };
 
 // The forcing of one line on its right and left target cells from the field `p`, times `scale`
-// (zero where a side has no target). Host and device code share it.
+// (zero where a side has no target). Cells at or above `limit` read as zero: the C^2 correction
+// applies the lines to the forcing, which exists on air cells only, while a line may reach
+// through a thin partition into a PML line. Host and device code share it.
 template <typename Real>
 ARDENT_HD inline void line_terms(const InterfaceLine& line, const Real* p, Real scale,
-                                 Real right[kReach], Real left[kReach]) {
+                                 Real right[kReach], Real left[kReach],
+                                 int32_t limit = 0x7fffffff) {
     Real far[kReach], own[kReach];
+    auto at = [&](int32_t c) { return c < limit ? p[c] : Real(0); };
     for (int j = 0; j < kReach; ++j)
         right[j] = left[j] = 0;
     if (line.right[0] >= 0) {
         for (int k = 0; k < kReach; ++k) {
-            far[k] = p[line.far_right[k]];
+            far[k] = at(line.far_right[k]);
             own[k] = p[line.own_right[k]];
         }
         for (int j = 0; j < kReach && line.right[j] >= 0; ++j)
@@ -61,7 +65,7 @@ ARDENT_HD inline void line_terms(const InterfaceLine& line, const Real* p, Real 
     }
     if (line.left[0] >= 0) {
         for (int k = 0; k < kReach; ++k) {
-            far[k] = p[line.far_left[k]];
+            far[k] = at(line.far_left[k]);
             own[k] = p[line.own_left[k]];
         }
         for (int j = 0; j < kReach && line.left[j] >= 0; ++j)
@@ -123,6 +127,7 @@ inline double pml_face_decay(double sigma_max, int f, int depth, double dt) {
     return std::exp(-sigma_max * std::pow((f + 1.0) / depth, kPmlProfileOrder) * dt);
 }
 
-Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid);
+// courant: c*dt/h, 0 for kArdCourant.
+Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, double courant = 0);
 
 }  // namespace ardent::ard

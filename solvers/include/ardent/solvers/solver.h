@@ -29,6 +29,7 @@ struct SolverOptions {
     size_t source = 0;                  // index into the scene's sources driving this run
     bool listener_grid = true;          // sample the scene's listener grid
     bool inject_source = true;          // false: start from set_pressure() values instead (tests)
+    double ard_courant = 0;             // ARD c*dt/h; 0: kArdCourant (stability studies, benches)
     std::filesystem::path fftw_wisdom;  // empty: $XDG_CACHE_HOME or ~/.cache/ardent/
 };
 
