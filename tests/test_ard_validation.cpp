@@ -194,7 +194,7 @@ TEST(ArdValidation, EnergyDoesNotGrowWithoutASource) {
 
 // A furnished room with its absorbing materials: thin partitions beside absorbing faces, where
 // a PML line reads air beyond its own partition. When those cells did not read the PML back,
-// this room's energy grew 27-fold in 30 000 steps (docs/ard.md, "Time step").
+// this room's energy grew 27-fold in 30 000 steps (docs/ard.md, "Walls").
 TEST(ArdValidation, EnergyFallsInAFurnishedRoomWithAbsorbers) {
     const auto scene = (test::source_dir() / "data" / "scenes" / "living-room.json").string();
     const auto r = energy_run(scene, 300, 30000, 100, "energy_living_room_ci.csv");

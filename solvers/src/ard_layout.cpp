@@ -54,7 +54,7 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
     L.grid = g;
     L.h = g.h;
     L.c = p.scene.simulation.speed_of_sound;
-    L.dt = courant > 0 ? courant * L.h / L.c : ard_time_step(L.h, L.c);
+    L.dt = ard_time_step(L.h, L.c, courant > 0 ? courant : kArdCourant);
     L.pml_depth = d.pml_depth;
 
     // Partitions grouped by shape, groups in order of first appearance (deterministic).
@@ -98,28 +98,32 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
                     L.cell_index[g.index(s.origin[0] + i, s.origin[1] + j, s.origin[2] + k)] = f++;
     }
 
-    // PML lines are numbered before any line that reads them: one per air-wall face of an
-    // absorbing slab, in the order they are built below (axis, side, slab, then the face).
-    // pml_line_at maps (flat air cell, axis, side) to the line behind that face.
+    // The PML lines, numbered before any line reads them: one per air-wall face of an absorbing
+    // slab, ordered by axis and side (so that the coupling lines of one (axis, side) form a batch
+    // that writes disjoint cells), then slab, then face. pml_line_at maps (flat air cell, axis,
+    // side) to the line behind that face.
+    struct PmlFace {
+        Index3 cell;  // the air cell on the wall face
+        int axis, side;
+        const PmlSlab* slab;
+    };
+    std::vector<PmlFace> pml_faces;
     std::map<std::tuple<int32_t, int, int>, int32_t> pml_line_at;
-    {
-        int32_t next = 0;
-        for (int a = 0; a < 3; ++a)
-            for (int side : {-1, 1})
-                for (const PmlSlab& s : d.pml) {
-                    if (s.axis != a || s.side != side) continue;
-                    const int u = (a + 1) % 3, v = (a + 2) % 3;
-                    for (int jv = s.lo[v]; jv < s.hi[v]; ++jv)
-                        for (int ju = s.lo[u]; ju < s.hi[u]; ++ju) {
-                            Index3 a0;
-                            a0[a] = s.lo[a];
-                            a0[u] = ju;
-                            a0[v] = jv;
-                            pml_line_at[{L.flat(a0), a, side}] = next++;
-                        }
-                }
-    }
-    const size_t pml_lines = pml_line_at.size();
+    for (int a = 0; a < 3; ++a)
+        for (int side : {-1, 1})
+            for (const PmlSlab& s : d.pml) {
+                if (s.axis != a || s.side != side) continue;
+                const int u = (a + 1) % 3, v = (a + 2) % 3;
+                for (int jv = s.lo[v]; jv < s.hi[v]; ++jv)
+                    for (int ju = s.lo[u]; ju < s.hi[u]; ++ju) {
+                        Index3 a0;
+                        a0[a] = s.lo[a];
+                        a0[u] = ju;
+                        a0[v] = jv;
+                        pml_line_at[{L.flat(a0), a, side}] = static_cast<int32_t>(pml_faces.size());
+                        pml_faces.push_back({a0, a, side, &s});
+                    }
+            }
 
     // The true field `k + 1` cells from `start` along `dir` (start itself for k = 0): walks the
     // grid, reflects at a rigid wall as its mirror image, and enters the PML line behind an
@@ -259,48 +263,34 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
 
     L.air_lines = L.lines.size();
     L.air_batches = L.batches.size();
-    // PML lines: one per air-wall face of an absorbing slab; coupling lines batched by
-    // (axis, side) so lines of one batch write disjoint cells.
+    // PML lines and their coupling lines, one batch per (axis, side).
     const double f_max = p.scene.simulation.max_frequency;
-    for (int a = 0; a < 3; ++a)
-        for (int side : {-1, 1}) {
-            const size_t begin = L.lines.size();
-            for (const PmlSlab& s : d.pml) {
-                if (s.axis != a || s.side != side) continue;
-                const PartitionSlot& P = L.partitions[slot_of[s.partition]];
-                const int n = P.size[a];
-                const int u = (a + 1) % 3, v = (a + 2) % 3;
-                const double sigma = pml_sigma_max(
-                    band_absorption(p.scene.materials[s.material], f_max), L.c, L.h, L.pml_depth);
-                for (int jv = s.lo[v]; jv < s.hi[v]; ++jv)
-                    for (int ju = s.lo[u]; ju < s.hi[u]; ++ju) {
-                        Index3 a0;
-                        a0[a] = s.lo[a];
-                        a0[u] = ju;
-                        a0[v] = jv;
-                        const int32_t first_pml = static_cast<int32_t>(
-                            L.air_cells + L.pml.size() * static_cast<size_t>(L.pml_depth));
-                        PmlLine pl{};
-                        pl.material = s.material;
-                        pl.sigma_max = sigma;
-                        InterfaceLine line{};
-                        for (int j = 0; j < kReach; ++j) {
-                            // The air side plays "right": j cells in from the wall face.
-                            pl.air[j] = true_field(a0, a, -side, j);
-                            line.right[j] = j < n ? L.flat(step(a0, a, -side * j)) : -1;
-                            line.left[j] = -1;
-                            line.far_right[j] =
-                                j < L.pml_depth ? first_pml + j : first_pml + L.pml_depth - 1;
-                            line.own_right[j] = L.flat(step(a0, a, -side * fold(j, n)));
-                            line.far_left[j] = line.own_left[j] = -1;
-                        }
-                        L.pml.push_back(pl);
-                        L.lines.push_back(line);
-                    }
-            }
-            if (L.lines.size() > begin) L.batches.push_back({begin, L.lines.size()});
+    for (size_t i = 0; i < pml_faces.size(); ++i) {
+        const PmlFace& f = pml_faces[i];
+        if (i == 0 || f.axis != pml_faces[i - 1].axis || f.side != pml_faces[i - 1].side)
+            L.batches.push_back({L.lines.size(), L.lines.size()});
+        const int a = f.axis, side = f.side;
+        const int n = L.partitions[slot_of[f.slab->partition]].size[a];
+        const int32_t first_pml =
+            static_cast<int32_t>(L.air_cells + i * static_cast<size_t>(L.pml_depth));
+        PmlLine pl{};
+        pl.material = f.slab->material;
+        pl.sigma_max = pml_sigma_max(band_absorption(p.scene.materials[f.slab->material], f_max),
+                                     L.c, L.h, L.pml_depth);
+        InterfaceLine line{};
+        for (int j = 0; j < kReach; ++j) {
+            // The air side plays "right": j cells in from the wall face.
+            pl.air[j] = true_field(f.cell, a, -side, j);
+            line.right[j] = j < n ? L.flat(step(f.cell, a, -side * j)) : -1;
+            line.left[j] = -1;
+            line.far_right[j] = j < L.pml_depth ? first_pml + j : first_pml + L.pml_depth - 1;
+            line.own_right[j] = L.flat(step(f.cell, a, -side * fold(j, n)));
+            line.far_left[j] = line.own_left[j] = -1;
         }
-    if (L.pml.size() != pml_lines) throw std::logic_error("PML line numbering differs");
+        L.pml.push_back(pl);
+        L.lines.push_back(line);
+        L.batches.back().end = L.lines.size();
+    }
     L.pml_cells = L.pml.size() * static_cast<size_t>(L.pml_depth);
 
     L.source = L.flat(p.air.sources.at(source).cell);

@@ -25,8 +25,8 @@ inline constexpr double kArdCourant = 0.4;
 inline constexpr double kFdtdCourant = 0.57735026918962576;
 inline constexpr double kFdtdPointsPerWavelength = 10.0;
 
-inline double ard_time_step(double h, double c) {
-    return kArdCourant * h / c;
+inline double ard_time_step(double h, double c, double courant = kArdCourant) {
+    return courant * h / c;
 }
 inline double fdtd_time_step(double h, double c) {
     return kFdtdCourant * h / c;
