@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ardent/auralize/audio_io.h"
+#include "signal_tools.h"
 #include "test_support.h"
 
 using ardent::test::box_scene_json;
@@ -181,11 +182,15 @@ TEST_F(SimulateCli, WritesIrGridAndResult) {
         r2 += d * d;
     }
     const double direct = std::sqrt(r2) / 343.0;  // s
+    // Found in 0.2-0.8 f_max: the excitation's low cut rings for long, and this nearly rigid room
+    // keeps that ring, which then dominates the IR's first samples (the FDTD solver's IR too).
+    const std::vector<double> samples(ir.samples.begin(), ir.samples.end());
+    const std::vector<double> band = ardent::test::bandpass(samples, 48000, 0.2 * 300, 0.8 * 300);
     size_t peak = 0;
     const auto window = static_cast<size_t>((direct + 0.004) * 48000);
-    for (size_t i = 0; i < window && i < ir.frames(); ++i)
-        if (std::fabs(ir.samples[i]) > std::fabs(ir.samples[peak])) peak = i;
-    EXPECT_GT(std::fabs(ir.samples[peak]), 0.0f);
+    for (size_t i = 0; i < window && i < band.size(); ++i)
+        if (std::fabs(band[i]) > std::fabs(band[peak])) peak = i;
+    EXPECT_GT(std::fabs(band[peak]), 0.0);
     EXPECT_NEAR(static_cast<double>(peak) / 48000, direct, 0.0025);
 
     // grid/S1.h5

@@ -53,7 +53,8 @@ class ArdCpu final : public Solver {
         source_scale_ = L.c * L.c / (L.h * L.h * L.h);
         courant2_ = static_cast<Real>((L.c * dt_ / L.h) * (L.c * dt_ / L.h));
 
-        field_.assign(L.air_cells + L.pml_cells, Real(0));
+        field_.assign(L.field_cells(), Real(0));
+        ghost_weights_.assign(L.ghost_weights.begin(), L.ghost_weights.end());
         pml_old_.assign(L.pml_cells, Real(0));
         psi_.assign(L.pml.size() * static_cast<size_t>(std::max(L.pml_depth - 1, 0)), Real(0));
         correction_.assign(L.air_lines * 2 * kReach, Real(0));
@@ -140,7 +141,8 @@ class ArdCpu final : public Solver {
         return sizeof(Real) *
                    (field_.size() + pml_old_.size() + psi_.size() + correction_.size() +
                     3 * layout_.air_cells + coef_a_.size() + coef_b_.size() + coef_phi_.size()) +
-               sizeof(InterfaceLine) * layout_.lines.size() + sizeof(PmlLine) * layout_.pml.size();
+               sizeof(InterfaceLine) * layout_.lines.size() + sizeof(PmlLine) * layout_.pml.size() +
+               (sizeof(Real) + sizeof(int32_t)) * ghost_weights_.size();
     }
 
     void save_state(std::ostream& out) const override {
@@ -171,7 +173,7 @@ class ArdCpu final : public Solver {
     }
 
   private:
-    static constexpr uint64_t kMagic = 0x3230544b43445241ULL;  // "ARDCKT02"
+    static constexpr uint64_t kMagic = 0x3330544b43445241ULL;  // "ARDCKT03"
     struct Header {
         uint64_t real_size, air, pml, psi, receivers, grid;
         bool operator==(const Header&) const = default;
@@ -274,6 +276,7 @@ class ArdCpu final : public Solver {
 
     void step_once() {
         const Layout& L = layout_;
+        evaluate_ghosts();
         const Real* p = field_.data();
         std::fill_n(force_, L.air_cells, Real(0));
 
@@ -352,6 +355,19 @@ class ArdCpu final : public Solver {
         return field_[cell] + sample_scale_ * force_[cell];
     }
 
+    // The ghosts beyond partially absorbing faces, from the field at step n (Layout).
+    void evaluate_ghosts() {
+        const Layout& L = layout_;
+        Real* ghost = field_.data() + L.air_cells + L.pml_cells;
+        for (size_t g = 0; g < L.ghost_cells; ++g) {
+            Real v = 0;
+            for (int32_t t = L.ghost_offsets[g]; t < L.ghost_offsets[g + 1]; ++t)
+                v += ghost_weights_[static_cast<size_t>(t)] *
+                     field_[static_cast<size_t>(L.ghost_terms[static_cast<size_t>(t)])];
+            ghost[g] = v;
+        }
+    }
+
     // Adds the forcing of one batch of lines, scaled by `scale`, reading the field `p`.
     void add_line_forcing(const LineBatch& b, const Real* p, Real scale) {
         const Layout& L = layout_;
@@ -406,6 +422,7 @@ class ArdCpu final : public Solver {
     double source_scale_;
     std::vector<double> source_samples_;
     std::vector<Real> field_, pml_old_, psi_;
+    std::vector<Real> ghost_weights_;
     std::vector<Real> correction_;  // per air-air line: right targets, then left targets
     Real correction_scale_ = 0;
     Real sample_scale_ = 0;  // dt^2 / 12

@@ -125,13 +125,29 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
                     }
             }
 
-    // The true field `k + 1` cells from `start` along `dir` (start itself for k = 0): walks the
-    // grid, reflects at a rigid wall as its mirror image, and enters the PML line behind an
-    // absorbing face (whose own back is rigid). Every reader of a cell beyond a face goes through
-    // here, so the coupling stays symmetric: a PML line that reads an air cell beyond a thin
-    // partition is read back by that cell's own lines (an asymmetric pairing grew without bound
-    // in furnished rooms, docs/ard.md).
-    auto true_field = [&](Index3 start, int axis, int dir, int k) -> int32_t {
+    // Per PML line, its wall's reflection R at the face and the transmission sqrt(1 - R^2).
+    std::vector<double> reflection(pml_faces.size()), transmission(pml_faces.size());
+    const double f_max = p.scene.simulation.max_frequency;
+    for (size_t i = 0; i < pml_faces.size(); ++i) {
+        const double alpha = band_absorption(p.scene.materials[pml_faces[i].slab->material], f_max);
+        reflection[i] = std::sqrt(std::clamp(1.0 - alpha, 0.0, 1.0));
+        transmission[i] = std::sqrt(1.0 - reflection[i] * reflection[i]);
+    }
+    auto pml_cell = [&](size_t line, int depth) {
+        if (depth >= L.pml_depth) depth = 2 * L.pml_depth - 1 - depth;  // rigid back
+        return static_cast<int32_t>(L.air_cells + line * static_cast<size_t>(L.pml_depth) +
+                                    static_cast<size_t>(depth));
+    };
+
+    // The true field `k` cells from `start` along `dir` (start itself for k = 0), times `weight`,
+    // added to `out`: walks the grid, reflects at a rigid wall as its mirror image, and at an
+    // absorbing face splits into R times the mirror image and sqrt(1 - R^2) times the PML line
+    // behind it (whose own back is rigid, beyond any reach). Every reader of a cell beyond a face
+    // goes through here, so the coupling stays symmetric: a PML line that reads an air cell
+    // beyond a thin partition is read back by that cell's own lines with the same weight (an
+    // asymmetric pairing grew without bound in furnished rooms, docs/ard.md).
+    using Terms = std::vector<std::pair<int32_t, double>>;
+    auto walk = [&](Index3 start, int axis, int dir, int k, double weight, Terms& out) {
         int heading = dir;
         Index3 c = start;
         for (int s = 0; s < k; ++s) {
@@ -142,16 +158,44 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
             }
             const auto pml = pml_line_at.find({L.flat(c), axis, heading});
             if (pml != pml_line_at.end()) {
-                int depth = k - s - 1;  // cells into the layer
-                if (depth >= L.pml_depth) depth = 2 * L.pml_depth - 1 - depth;
-                return static_cast<int32_t>(L.air_cells +
-                                            static_cast<size_t>(pml->second) *
-                                                static_cast<size_t>(L.pml_depth) +
-                                            static_cast<size_t>(depth));
+                const auto line = static_cast<size_t>(pml->second);
+                if (transmission[line] > 0)
+                    out.emplace_back(pml_cell(line, k - s - 1), weight * transmission[line]);
+                weight *= reflection[line];
+                if (weight == 0) return;
             }
             heading = -heading;  // mirror: the next value is the current cell's again
         }
-        return L.flat(c);
+        out.emplace_back(L.flat(c), weight);
+    };
+    // A reader's index for a sum of terms: the cell itself for a single cell of weight 1, else a
+    // ghost (one per distinct sum).
+    std::map<Terms, int32_t> ghost_of;
+    auto intern = [&](Terms t) -> int32_t {
+        std::sort(t.begin(), t.end());
+        Terms merged;
+        for (const auto& [cell, w] : t) {
+            if (!merged.empty() && merged.back().first == cell)
+                merged.back().second += w;
+            else
+                merged.emplace_back(cell, w);
+        }
+        std::erase_if(merged, [](const auto& e) { return e.second == 0; });
+        if (merged.size() == 1 && merged[0].second == 1) return merged[0].first;
+        const auto [it, inserted] = ghost_of.emplace(merged, static_cast<int32_t>(ghost_of.size()));
+        if (inserted) {
+            for (const auto& [cell, w] : merged) {
+                L.ghost_terms.push_back(cell);
+                L.ghost_weights.push_back(w);
+            }
+            L.ghost_offsets.push_back(static_cast<int32_t>(L.ghost_terms.size()));
+        }
+        return -2 - it->second;  // made absolute once pml_cells is known
+    };
+    auto true_field = [&](Index3 start, int axis, int dir, int k) {
+        Terms t;
+        walk(start, axis, dir, k, 1.0, t);
+        return intern(std::move(t));
     };
 
     // The fitted interface matrix assumes a field that is a sum of plane waves in band along the
@@ -263,27 +307,30 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
 
     L.air_lines = L.lines.size();
     L.air_batches = L.batches.size();
-    // PML lines and their coupling lines, one batch per (axis, side).
-    const double f_max = p.scene.simulation.max_frequency;
+
+    // PML lines and their coupling lines, one batch per (axis, side). Every line is a fully
+    // absorbing layer; the wall's reflection happens at the face (PmlLine).
     for (size_t i = 0; i < pml_faces.size(); ++i) {
         const PmlFace& f = pml_faces[i];
         if (i == 0 || f.axis != pml_faces[i - 1].axis || f.side != pml_faces[i - 1].side)
             L.batches.push_back({L.lines.size(), L.lines.size()});
         const int a = f.axis, side = f.side;
         const int n = L.partitions[slot_of[f.slab->partition]].size[a];
-        const int32_t first_pml =
-            static_cast<int32_t>(L.air_cells + i * static_cast<size_t>(L.pml_depth));
         PmlLine pl{};
         pl.material = f.slab->material;
-        pl.sigma_max = pml_sigma_max(band_absorption(p.scene.materials[f.slab->material], f_max),
-                                     L.c, L.h, L.pml_depth);
+        pl.reflection = reflection[i];
+        pl.sigma_max = pml_sigma_max(1.0, L.c, L.h, L.pml_depth);
         InterfaceLine line{};
         for (int j = 0; j < kReach; ++j) {
+            // The line's view of the air side: k times the air, minus R times its own mirror.
+            Terms t;
+            walk(f.cell, a, -side, j, transmission[i], t);
+            if (reflection[i] > 0) t.emplace_back(pml_cell(i, j), -reflection[i]);
+            pl.air[j] = intern(std::move(t));
             // The air side plays "right": j cells in from the wall face.
-            pl.air[j] = true_field(f.cell, a, -side, j);
             line.right[j] = j < n ? L.flat(step(f.cell, a, -side * j)) : -1;
             line.left[j] = -1;
-            line.far_right[j] = j < L.pml_depth ? first_pml + j : first_pml + L.pml_depth - 1;
+            line.far_right[j] = true_field(f.cell, a, side, j + 1);
             line.own_right[j] = L.flat(step(f.cell, a, -side * fold(j, n)));
             line.far_left[j] = line.own_left[j] = -1;
         }
@@ -292,6 +339,19 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
         L.batches.back().end = L.lines.size();
     }
     L.pml_cells = L.pml.size() * static_cast<size_t>(L.pml_depth);
+    L.ghost_cells = ghost_of.size();
+    // Ghost references (-2 - g) become field indices.
+    const auto ghost_base = static_cast<int32_t>(L.air_cells + L.pml_cells);
+    auto resolve = [&](int32_t& c) {
+        if (c <= -2) c = ghost_base + (-2 - c);
+    };
+    for (InterfaceLine& line : L.lines)
+        for (int j = 0; j < kReach; ++j)
+            for (int32_t* c : {&line.far_right[j], &line.far_left[j]})
+                resolve(*c);
+    for (PmlLine& pl : L.pml)
+        for (int32_t& c : pl.air)
+            resolve(c);
 
     L.source = L.flat(p.air.sources.at(source).cell);
     for (const PlacedEmitter& r : p.air.receivers)

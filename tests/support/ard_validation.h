@@ -405,6 +405,76 @@ inline ReflectionResult duct_reflection(Duct d, bool interface_only, const std::
 }
 
 // ---------------------------------------------------------------------------------------------
+// Decay of an axial mode between a rigid wall_x0 and an absorbing wall_x1: a standing wave that
+// loses 1 - alpha of its energy at every reflection from wall_x1, i.e. 10 log10(1 - alpha) dB per
+// round trip 2 L / c. A wall that returns its reflection late (a layer tuned to the reflection
+// instead of a reflecting face, docs/ard.md) stretches the round trip and slows the decay.
+
+struct ModeDecayResult {
+    double measured_db_per_s = 0, expected_db_per_s = 0;
+    size_t partitions = 0;
+};
+
+// Starts from the mode cos(pi m (i + 1/2) / nx) at rest, records it at the rigid end and fits a
+// line to the peak level of each period after the first, over its first 30 dB.
+inline ModeDecayResult axial_mode_decay(Index3 cells, int m, double alpha, int periods) {
+    BoxSpec b;
+    b.cells = cells;
+    b.absorbing_face = "wall_x1";
+    b.alpha = alpha;
+    b.source = {0, 0, 0};
+    b.receivers = {{0, 0, 0}};
+    const Preprocessed p = build(b);
+    SolverOptions o;
+    o.precision = Precision::Float64;
+    o.listener_grid = false;
+    o.inject_source = false;
+    auto solver = make_solver(p, o);
+    const Index3 origin = p.air.sources.at(0).cell;  // the box's first cell
+    const double pi = 3.14159265358979323846;
+    for (int k = 0; k < cells[2]; ++k)
+        for (int j = 0; j < cells[1]; ++j)
+            for (int i = 0; i < cells[0]; ++i)
+                solver->set_pressure({origin[0] + i, origin[1] + j, origin[2] + k},
+                                     std::cos(pi * m * (i + 0.5) / cells[0]));
+    const double length = cells[0] * cell_size(b.f_max);
+    const double period = 2 * length / (m * kSpeed);
+    const auto per = static_cast<size_t>(std::round(period / solver->dt()));
+    solver->advance(per * static_cast<size_t>(periods));
+    const std::vector<double>& x = solver->receivers().at(0);
+    std::vector<double> t, level;
+    for (int w = 1; w < periods; ++w) {
+        double peak = 0;
+        for (size_t i = static_cast<size_t>(w) * per; i < static_cast<size_t>(w + 1) * per; ++i)
+            peak = std::max(peak, std::fabs(x[i]));
+        // The first 30 dB: further down, what the mode shape leaves in slower modes shows.
+        if (!level.empty() && 20 * std::log10(peak) < level.front() - 30) break;
+        t.push_back(w * period);
+        level.push_back(20 * std::log10(peak));
+    }
+    double mt = 0, ml = 0;
+    for (size_t i = 0; i < t.size(); ++i) {
+        mt += t[i] / static_cast<double>(t.size());
+        ml += level[i] / static_cast<double>(t.size());
+    }
+    double num = 0, den = 0;
+    for (size_t i = 0; i < t.size(); ++i) {
+        num += (t[i] - mt) * (level[i] - ml);
+        den += (t[i] - mt) * (t[i] - mt);
+    }
+    ModeDecayResult r;
+    r.measured_db_per_s = num / den;
+    r.expected_db_per_s = 10 * std::log10(1 - alpha) * kSpeed / (2 * length);
+    r.partitions = p.decomposition.partitions.size();
+    std::printf(
+        "[ measured ] axial mode %d of a %dx%dx%d box (%zu partitions), wall_x1 alpha %.2f: "
+        "decay %.1f dB/s, round-trip loss %.1f dB/s, ratio %.3f\n",
+        m, cells[0], cells[1], cells[2], r.partitions, alpha, r.measured_db_per_s,
+        r.expected_db_per_s, r.measured_db_per_s / r.expected_db_per_s);
+    return r;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Room modes.
 
 struct ModeCheck {

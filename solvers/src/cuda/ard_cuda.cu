@@ -45,12 +45,13 @@ unsigned blocks(long long n) {
 template <typename Real>
 size_t state_bytes(const Layout& L, size_t coefs, size_t samples) {
     const size_t R = sizeof(Real);
-    return R * ((L.air_cells + L.pml_cells) + 3 * L.air_cells + 3 * coefs +
+    return R * (L.field_cells() + L.ghost_weights.size() + 3 * L.air_cells + 3 * coefs +
                 L.lines.size() * 2 * kReach + 2 * L.pml_cells + 2 * L.pml.size() * L.pml_depth +
                 kReach * L.pml.size() + samples) +
            sizeof(InterfaceLine) * L.lines.size() + sizeof(int32_t) * kReach * L.pml.size() +
            sizeof(int32_t) * 3 * 2 * kReach * L.lines.size() +  // gathers (at most)
            sizeof(int32_t) * (L.receivers.size() + L.grid_cells.size()) + 2 * R * kRootBase +
+           sizeof(int32_t) * (L.ghost_offsets.size() + L.ghost_terms.size()) +
            sizeof(DctGroup) * L.groups.size();
 }
 
@@ -122,7 +123,13 @@ class ArdCuda final : public Solver, public Profiled {
         std::vector<Real> sigma, decay;
         build_pml_profile(sigma, decay);
         size_t& t = bytes_;
-        field_.allocate(L.air_cells + L.pml_cells, t);
+        field_.allocate(L.field_cells(), t);
+        std::vector<int32_t> ghost_terms = L.ghost_terms;
+        for (int32_t& c : ghost_terms)
+            renumber(c);
+        ghost_offsets_.upload(L.ghost_offsets, t);
+        ghost_terms_.upload(ghost_terms, t);
+        ghost_weights_.upload(std::vector<Real>(L.ghost_weights.begin(), L.ghost_weights.end()), t);
         force_.allocate(L.air_cells, t);
         modes_[0].allocate(L.air_cells, t);
         modes_[1].allocate(L.air_cells, t);
@@ -317,7 +324,7 @@ class ArdCuda final : public Solver, public Profiled {
     }
 
   private:
-    static constexpr uint64_t kMagic = 0x3230414455434452ULL;  // "RDCUDA02"
+    static constexpr uint64_t kMagic = 0x3330414455434452ULL;  // "RDCUDA03"
     static constexpr size_t kCheckEvery = 64;
     struct Header {
         uint64_t real_size, air, pml, psi, receivers, grid;
@@ -350,12 +357,12 @@ class ArdCuda final : public Solver, public Profiled {
     }
 
     // A PML cell renumbered into the device's depth-major PML layout (cell k of PML line l at
-    // air_cells + k * lines + l instead of air_cells + l * depth + k); air cells stay.
+    // air_cells + k * lines + l instead of air_cells + l * depth + k); air cells and ghosts stay.
     void renumber(int32_t& c) const {
         const Layout& L = layout_;
         const long long air = static_cast<long long>(L.air_cells);
         const long long n = static_cast<long long>(L.pml.size()), D = L.pml_depth;
-        if (c < air) return;
+        if (c < air || c >= air + static_cast<long long>(L.pml_cells)) return;
         const long long r = c - air;
         c = static_cast<int32_t>(air + (r % D) * n + r / D);
     }
@@ -478,6 +485,12 @@ class ArdCuda final : public Solver, public Profiled {
         };
         Real* force = force_.get();
         mark("interface forcing");
+        if (L.ghost_cells > 0) {
+            const long long n = static_cast<long long>(L.ghost_cells);
+            evaluate_ghosts<<<blocks(n), kBlock, 0, stream_>>>(
+                ghost_offsets_.get(), ghost_terms_.get(), ghost_weights_.get(), n, field_.get(),
+                static_cast<long long>(L.air_cells + L.pml_cells));
+        }
         ARDENT_CUDA_CHECK(cudaMemsetAsync(force, 0, L.air_cells * sizeof(Real), stream_));
         add_lines(air_gather_, field_.get(), c2h2_, force);
         mark("source and sampling");
@@ -576,7 +589,8 @@ class ArdCuda final : public Solver, public Profiled {
     DeviceArray<DctGroup> dct_groups_;
     DeviceArray<int32_t> block_group_[3];
     DeviceArray<InterfaceLine> lines_;
-    DeviceArray<int32_t> pml_air_;
+    DeviceArray<int32_t> pml_air_, ghost_offsets_, ghost_terms_;
+    DeviceArray<Real> ghost_weights_;
     DeviceArray<Real> pml_air_values_;
     Gather air_gather_, pml_gather_;
     DeviceArray<int32_t> sample_cells_;

@@ -1,5 +1,5 @@
-// Kernels of one CUDA ARD time step other than the DCT: interface forcing (line terms, then a
-// gather per target cell),
+// Kernels of one CUDA ARD time step other than the DCT: the ghosts beyond absorbing faces,
+// interface forcing (line terms, then a gather per target cell),
 // the C^2 time correction, source and sampling, the PML lines and the energy reduction. Each
 // mirrors a loop of ard_cpu.cpp's step_once() and uses the shared per-cell physics (ard_physics.h),
 // so the two backends differ only in rounding.
@@ -29,6 +29,20 @@ __global__ void line_terms_range(const InterfaceLine* __restrict__ lines, long l
     if (l >= count) return;
     Real* o = out + l * 2 * kReach;
     line_terms(lines[first + l], p, scale, o, o + kReach, limit);
+}
+
+// The ghosts beyond partially absorbing faces (Layout): field[base + g] is the weighted sum of
+// its terms, which are air and PML cells only, so the order of evaluation does not matter.
+template <typename Real>
+__global__ void evaluate_ghosts(const int32_t* __restrict__ offsets,
+                                const int32_t* __restrict__ terms, const Real* __restrict__ weights,
+                                long long count, Real* field, long long base) {
+    const long long g = thread_index();
+    if (g >= count) return;
+    Real v = 0;
+    for (int32_t t = offsets[g]; t < offsets[g + 1]; ++t)
+        v += weights[t] * field[terms[t]];
+    field[base + g] = v;
 }
 
 // out[i] = field[cells[i]]: the air-side values PML lines read, taken before update_pml writes

@@ -2,7 +2,9 @@
 // CUDA backends: partitions stored contiguously and grouped by shape (so one FFT plan serves a
 // group), flat cell indices for every interface line and PML line, and the cells of sources,
 // receivers and the listener grid. Index space: [0, air_cells) are partition cells, partition by
-// partition, x fastest; [air_cells, air_cells + pml_cells) are PML cells, line by line.
+// partition, x fastest; [air_cells, air_cells + pml_cells) are PML cells, line by line; then
+// ghost_cells ghosts, each a fixed weighted sum of air and PML cells that the backends evaluate
+// at the start of every step (what a reader sees beyond a partially absorbing wall).
 #pragma once
 
 #include <cmath>
@@ -77,11 +79,20 @@ struct LineBatch {
     size_t begin = 0, end = 0;  // lines [begin, end) write disjoint cells
 };
 
+// A PML line: the wall's absorbing layer behind one air-wall face. A wall of reflection R is
+// modelled as a locally reacting impedance Z = rho c (1 + R) / (1 - R), the same admittance as
+// the FDTD solver's: the line is a fully absorbing layer of impedance Z, joined to the air at the
+// face by the scattering matrix [[R, k], [k, -R]], k = sqrt(1 - R^2), with the line storing
+// sqrt((1 - R) / (1 + R)) times its pressure (so the coupling stays symmetric). Readers on
+// either side of the face see ghosts: R times their own mirror image plus k times the other
+// side. A layer tuned to R itself would return the reflection after a round trip through it
+// (2 depth h / c late), which makes every absorbing face act as if the room were `depth` cells
+// deeper there (docs/ard.md, "Walls").
 struct PmlLine {
-    int32_t
-        air[kReach];  // air cells 1, 2, ... deep from the face (the true field seen from the PML)
+    int32_t air[kReach];  // what the line sees 1, 2, ... cells beyond its face (cell or ghost)
     int32_t material;
-    double sigma_max;  // 1/s, at the rigid back of the layer
+    double reflection;  // R at the face, from the material's band absorption
+    double sigma_max;   // 1/s, at the rigid back of the layer
 };
 
 struct Layout {
@@ -102,6 +113,15 @@ struct Layout {
     std::vector<int32_t> grid_cells;
     std::vector<Vec3> grid_positions;
 
+    // Ghost g is field cell air_cells + pml_cells + g, the sum over its terms
+    // [ghost_offsets[g], ghost_offsets[g + 1]) of ghost_weights[t] * field[ghost_terms[t]];
+    // terms are air and PML cells, never ghosts.
+    size_t ghost_cells = 0;
+    std::vector<int32_t> ghost_offsets{0};
+    std::vector<int32_t> ghost_terms;
+    std::vector<double> ghost_weights;
+    size_t field_cells() const { return air_cells + pml_cells + ghost_cells; }
+
     int32_t flat(Index3 cell) const;  // flat index of an air cell, -1 otherwise
     std::vector<int32_t> cell_index;  // per grid cell: flat index or -1 (kept for lookups)
     Grid grid;
@@ -113,7 +133,7 @@ double band_absorption(const Material& m, double f_max);
 
 // sigma_max of a graded PML of `depth` cells (profile (x/L)^2) whose ideal round-trip reflection
 // exp(-2 integral(sigma) / c) is sqrt(1 - alpha); alpha = 1 is capped at -60 dB (a stronger
-// layer only adds the discrete layer's own reflection).
+// layer only adds the discrete layer's own reflection). Walls use alpha = 1 (PmlLine).
 double pml_sigma_max(double alpha, double c, double h, int depth);
 inline constexpr int kPmlProfileOrder = 2;
 
