@@ -169,8 +169,7 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
         out.emplace_back(L.flat(c), weight);
     };
     // A reader's index for a sum of terms: the cell itself for a single cell of weight 1, else a
-    // ghost (one per distinct sum).
-    std::map<Terms, int32_t> ghost_of;
+    // new ghost (readers rarely share a sum: sharing would save little and cost a lookup).
     auto intern = [&](Terms t) -> int32_t {
         std::sort(t.begin(), t.end());
         Terms merged;
@@ -182,15 +181,13 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
         }
         std::erase_if(merged, [](const auto& e) { return e.second == 0; });
         if (merged.size() == 1 && merged[0].second == 1) return merged[0].first;
-        const auto [it, inserted] = ghost_of.emplace(merged, static_cast<int32_t>(ghost_of.size()));
-        if (inserted) {
-            for (const auto& [cell, w] : merged) {
-                L.ghost_terms.push_back(cell);
-                L.ghost_weights.push_back(w);
-            }
-            L.ghost_offsets.push_back(static_cast<int32_t>(L.ghost_terms.size()));
+        for (const auto& [cell, w] : merged) {
+            L.ghost_terms.push_back(cell);
+            L.ghost_weights.push_back(w);
         }
-        return -2 - it->second;  // made absolute once pml_cells is known
+        L.ghost_offsets.push_back(static_cast<int32_t>(L.ghost_terms.size()));
+        const auto ghost = static_cast<int32_t>(L.ghost_offsets.size() - 2);
+        return -2 - ghost;  // made absolute once pml_cells is known
     };
     auto true_field = [&](Index3 start, int axis, int dir, int k) {
         Terms t;
@@ -339,7 +336,7 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
         L.batches.back().end = L.lines.size();
     }
     L.pml_cells = L.pml.size() * static_cast<size_t>(L.pml_depth);
-    L.ghost_cells = ghost_of.size();
+    L.ghost_cells = L.ghost_offsets.size() - 1;
     // Ghost references (-2 - g) become field indices.
     const auto ghost_base = static_cast<int32_t>(L.air_cells + L.pml_cells);
     auto resolve = [&](int32_t& c) {
