@@ -50,7 +50,7 @@ size_t state_bytes(const Layout& L, size_t coefs, size_t samples) {
                 kReach * L.pml.size() + samples) +
            sizeof(InterfaceLine) * L.lines.size() + sizeof(int32_t) * kReach * L.pml.size() +
            sizeof(int32_t) * 3 * 2 * kReach * L.lines.size() +  // gathers (at most)
-           sizeof(int32_t) * (L.receivers.size() + L.grid_cells.size()) + 2 * R * kRootBase +
+           sizeof(int32_t) * (L.receivers.size() + L.grid_cells.size()) + 2 * R * kTwiddles +
            sizeof(int32_t) * (L.ghost_offsets.size() + L.ghost_terms.size()) +
            sizeof(DctGroup) * L.groups.size();
 }
@@ -162,9 +162,11 @@ class ArdCuda final : public Solver, public Profiled {
         energy_.allocate(1, t);
         ARDENT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
         dct_groups_.upload(groups_, t);
-        for (int a = 0; a < 3; ++a)
-            block_group_[a].upload(dct_.block_group[a], t);
-        roots_.upload(roots_table(), t);
+        for (int c = 0; c < kDctClasses; ++c)
+            for (int a = 0; a < 3; ++a)
+                block_group_[c][a].upload(dct_.block_group[c][a], t);
+        ARDENT_CUDA_CHECK(configure_dct_kernels<Real>(dct_));
+        roots_.upload(dct_twiddles<Complex>(), t);
 
         receivers_.assign(L.receivers.size(), {});
         grid_positions_ = L.grid_positions;
@@ -395,39 +397,31 @@ class ArdCuda final : public Solver, public Profiled {
         }
     }
 
-    // e^{-2 pi i j / kRootBase}, computed in double.
-    static std::vector<Complex> roots_table() {
-        std::vector<Complex> r(kRootBase);
-        const double pi = 3.14159265358979323846;
-        for (int j = 0; j < kRootBase; ++j) {
-            const double t = -2.0 * pi * j / kRootBase;
-            r[static_cast<size_t>(j)] = {static_cast<Real>(std::cos(t)),
-                                         static_cast<Real>(std::sin(t))};
-        }
-        return r;
+    DctDevice<Real> dct_device() const {
+        DctDevice<Real> d{dct_groups_.get(), {}, roots_.get()};
+        for (int c = 0; c < kDctClasses; ++c)
+            for (int a = 0; a < 3; ++a)
+                d.block_group[c][a] = block_group_[c][a].get();
+        return d;
     }
 
     // Forward DCT along x and y of the forcing, in place (the z pass is in modes()).
     void forward_dct(Real* data) const {
         for (int a = 0; a < 2; ++a)
-            dct_forward<Real><<<dct_.blocks[a], kDctThreads, dct_.shared_forward[a], stream_>>>(
-                dct_groups_.get(), block_group_[a].get(), a, roots_.get(), data);
+            launch_dct_forward<Real>(dct_, dct_device(), a, data, stream_);
     }
 
     // Forward z DCT, mode update, inverse z DCT, in place in `data`.
     void modes(Real* data, int cur, bool init) const {
         const ModeArrays<Real> m{modes_[cur].get(), modes_[1 - cur].get(), a_.get(), b_.get(),
                                  phi_.get()};
-        dct_z_modes<Real><<<dct_.blocks[2], kDctThreads, dct_.shared[2], stream_>>>(
-            dct_groups_.get(), block_group_[2].get(), roots_.get(), data, m, init);
+        launch_dct_z_modes<Real>(dct_, dct_device(), data, m, init, stream_);
     }
 
     // Inverse DCT along y (in place) and x (into `out`).
     void inverse_dct(Real* data, Real* out) const {
-        dct_inverse<Real><<<dct_.blocks[1], kDctThreads, dct_.shared[1], stream_>>>(
-            dct_groups_.get(), block_group_[1].get(), 1, roots_.get(), data, data);
-        dct_inverse<Real><<<dct_.blocks[0], kDctThreads, dct_.shared[0], stream_>>>(
-            dct_groups_.get(), block_group_[0].get(), 0, roots_.get(), data, out);
+        launch_dct_inverse<Real>(dct_, dct_device(), 1, data, data, stream_);
+        launch_dct_inverse<Real>(dct_, dct_device(), 0, data, out, stream_);
     }
 
     // Lines [first, last) as target cells, each with the indices of the terms it receives
@@ -587,7 +581,7 @@ class ArdCuda final : public Solver, public Profiled {
         decay_, source_, samples_;
     DeviceArray<Complex> roots_;
     DeviceArray<DctGroup> dct_groups_;
-    DeviceArray<int32_t> block_group_[3];
+    DeviceArray<int32_t> block_group_[kDctClasses][3];
     DeviceArray<InterfaceLine> lines_;
     DeviceArray<int32_t> pml_air_, ghost_offsets_, ghost_terms_;
     DeviceArray<Real> ghost_weights_;
