@@ -71,6 +71,7 @@ DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device) {
         cells += s.count * s.nx * s.ny * s.nz;
         coefs += static_cast<long long>(s.nx) * s.ny * s.nz;
     }
+    sort_dct_blocks(out.groups, plan);
     std::mt19937 rng(7);
     std::uniform_real_distribution<double> u(-1, 1);
     out.field.resize(cells);

@@ -112,6 +112,7 @@ class ArdCuda final : public Solver, public Profiled {
                 static_cast<long long>(coefs), groups_, dct_);
             coefs += sg.cells();
         }
+        sort_dct_blocks(groups_, dct_);
         const size_t nsamp = L.receivers.size() + L.grid_cells.size();
         slots_ = ring_slots(nsamp, sizeof(Real));
         const size_t need = state_bytes<Real>(L, coefs, static_cast<size_t>(slots_) * nsamp);

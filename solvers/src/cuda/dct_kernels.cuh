@@ -13,6 +13,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -29,11 +30,11 @@ template <int Class>
 inline constexpr int kClassHi = Class == 0   ? 7
                                 : Class == 1 ? 9
                                              : 10;
-// Blocks per SM the compiler must leave registers for: the short lines' kernel runs at half
-// occupancy; 16- and 32-point register DFTs need more registers.
-template <int Class>
+// Blocks per SM the compiler must leave registers for: the short lines' kernels run at half
+// occupancy; 16- and 32-point register DFTs need more registers, the z kernel's most.
+template <int Class, bool Z>
 inline constexpr int kClassMinBlocks = Class == 0   ? 4
-                                       : Class == 1 ? 2
+                                       : Class == 1 ? (Z ? 2 : 3)
                                                     : 1;
 inline int dct_class(int log2n) {
     return log2n <= 7 ? 0 : log2n <= 9 ? 1 : 2;
@@ -100,6 +101,31 @@ inline void add_dct_group(const GroupShape& s, long long offset, long long coef,
     groups.push_back(g);
 }
 
+// Orders each launch's blocks by line length (then by group), so that the blocks an SM holds
+// at once mostly run the same code: a launch's kernel holds every length's unrolled code, and
+// mixed neighbours stall on instruction fetch. Call after the last add_dct_group.
+inline void sort_dct_blocks(std::vector<DctGroup>& groups, DctPlan& plan) {
+    for (int a = 0; a < 3; ++a)
+        for (int c = 0; c < kDctClasses; ++c) {
+            std::vector<int32_t>& bg = plan.block_group[c][a];
+            std::vector<int32_t> order;  // the class's groups, each once, in block order
+            for (size_t i = 0; i < bg.size(); ++i)
+                if (i == 0 || bg[i] != bg[i - 1]) order.push_back(bg[i]);
+            std::vector<long long> count(groups.size(), 0);
+            for (int32_t gi : bg)
+                ++count[static_cast<size_t>(gi)];
+            std::stable_sort(order.begin(), order.end(), [&](int32_t x, int32_t y) {
+                return groups[static_cast<size_t>(x)].log2n[a] <
+                       groups[static_cast<size_t>(y)].log2n[a];
+            });
+            bg.clear();
+            for (int32_t gi : order) {
+                groups[static_cast<size_t>(gi)].first_block[a] = static_cast<long long>(bg.size());
+                bg.insert(bg.end(), static_cast<size_t>(count[static_cast<size_t>(gi)]), gi);
+            }
+        }
+}
+
 // The device's side of a block: each thread's registers, a barrier after each phase.
 template <typename R>
 struct DeviceBlock {
@@ -110,7 +136,7 @@ struct DeviceBlock {
         __syncthreads();
     }
     template <typename F>
-    __device__ __forceinline__ void last(F&& f) {
+    __device__ __forceinline__ void run(F&& f) {
         f(static_cast<int>(threadIdx.x), r);
     }
 };
@@ -118,7 +144,7 @@ struct DeviceBlock {
 extern __shared__ __align__(16) unsigned char dct_smem[];
 
 template <typename Real, int Class>
-__global__ void __launch_bounds__(dct_threads<Real>(), kClassMinBlocks<Class>)
+__global__ void __launch_bounds__(dct_threads<Real>(), kClassMinBlocks<Class, false>)
     dct_forward(const DctGroup* groups, const int32_t* block_group, int axis,
                 const typename Cplx<Real>::type* __restrict__ roots, Real* field) {
     const DctGroup& g = groups[block_group[blockIdx.x]];
@@ -131,7 +157,7 @@ __global__ void __launch_bounds__(dct_threads<Real>(), kClassMinBlocks<Class>)
 }
 
 template <typename Real, int Class>
-__global__ void __launch_bounds__(dct_threads<Real>(), kClassMinBlocks<Class>)
+__global__ void __launch_bounds__(dct_threads<Real>(), kClassMinBlocks<Class, false>)
     dct_inverse(const DctGroup* groups, const int32_t* block_group, int axis,
                 const typename Cplx<Real>::type* __restrict__ roots, const Real* in, Real* out) {
     const DctGroup& g = groups[block_group[blockIdx.x]];
@@ -144,7 +170,7 @@ __global__ void __launch_bounds__(dct_threads<Real>(), kClassMinBlocks<Class>)
 }
 
 template <typename Real, int Class>
-__global__ void __launch_bounds__(dct_threads<Real>(), kClassMinBlocks<Class>)
+__global__ void __launch_bounds__(dct_threads<Real>(), kClassMinBlocks<Class, true>)
     dct_z_modes(const DctGroup* groups, const int32_t* block_group,
                 const typename Cplx<Real>::type* __restrict__ roots, Real* field,
                 ModeArrays<Real> modes, bool init) {
@@ -236,7 +262,7 @@ struct HostBlock {
             f(t, r[static_cast<size_t>(t)]);
     }
     template <typename F>
-    void last(F&& f) {
+    void run(F&& f) {
         phase(f);
     }
 };

@@ -427,7 +427,7 @@ ARDENT_HD __forceinline__ void item_inverse(const Real* bins, int kk, const C* r
 }
 
 // The phases of a tile. Block::phase(f) runs f(thread, its registers) for every thread of the
-// block and then meets at a barrier; Block::last does the same without the barrier. The device's
+// block and then meets at a barrier; Block::run does the same without the barrier. The device's
 // Block is the real block; the host emulation's runs the threads one after another.
 
 // Loads the tile's lines in Makhoul's order (as reals) into the work lines.
@@ -479,7 +479,7 @@ ARDENT_HD __forceinline__ void load_bins(Block& b, const Tile<Real>& t, const Re
 template <typename Real, int LN, typename Block>
 ARDENT_HD __forceinline__ void store_packed(Block& b, const Tile<Real>& t, Real* out) {
     using S = LineShape<Real, LN>;
-    b.last([&](int tid, Regs<Real, LN>&) {
+    b.run([&](int tid, Regs<Real, LN>&) {
         const Real* w = reinterpret_cast<const Real*>(t.work);
 #pragma unroll
         for (int j = 0; j < S::kPer; ++j) {
@@ -561,7 +561,7 @@ ARDENT_HD __forceinline__ void tile_fft(Block& b, const Tile<Real>& t) {
 template <typename Real, int LN, typename Block>
 ARDENT_HD __forceinline__ void store_bins(Block& b, const Tile<Real>& t, Real* out) {
     using S = LineShape<Real, LN>;
-    b.last([&](int tid, Regs<Real, LN>&) {
+    b.run([&](int tid, Regs<Real, LN>&) {
 #pragma unroll
         for (int j = 0; j < S::kItems; ++j) {
             int i, kk, bin[4];
@@ -646,7 +646,7 @@ template <typename Real, int LN, typename Block>
 ARDENT_HD __forceinline__ void forward_tile(Block& b, const Tile<Real>& t, Real* data) {
     using S = LineShape<Real, LN>;
     if constexpr (LN == 0) {
-        b.last([&](int tid, Regs<Real, LN>&) {
+        b.run([&](int tid, Regs<Real, LN>&) {
             int i, k;
             const long long g = element<S>(t.ls, t.first, tid, 0, i, k);
             if (g >= 0) data[g] *= 2;
@@ -665,7 +665,7 @@ ARDENT_HD __forceinline__ void inverse_tile(Block& b, const Tile<Real>& t, const
                                             Real* out) {
     using S = LineShape<Real, LN>;
     if constexpr (LN == 0) {
-        b.last([&](int tid, Regs<Real, LN>&) {
+        b.run([&](int tid, Regs<Real, LN>&) {
             int i, k;
             const long long g = element<S>(t.ls, t.first, tid, 0, i, k);
             if (g >= 0) out[g] = in[g];
@@ -715,7 +715,7 @@ ARDENT_HD __forceinline__ void z_modes_tile(Block& b, const Tile<Real>& t, Real*
     const long long cell_mask = (1LL << t.ls.lcells) - 1;
     const Real init_scale = static_cast<Real>(1.0 / (8.0 * static_cast<double>(cell_mask + 1)));
     if constexpr (LN == 0) {
-        b.last([&](int tid, Regs<Real, LN>&) {
+        b.run([&](int tid, Regs<Real, LN>&) {
             int i, k;
             const long long g = element<S>(t.ls, t.first, tid, 0, i, k);
             if (g >= 0) data[g] = advance_mode(m, g, g & cell_mask, 2 * data[g], init, init_scale);
