@@ -292,13 +292,13 @@ class ArdCuda final : public Solver, public Profiled {
                    static_cast<double>(g.cells.size()) * (8 + 2 * R);
         };
         const std::vector<double> bytes = {
-            N * R + lines_bytes(air_gather_),
+            lines_bytes(air_gather_),
             3 * nsamp * R,
             lines_bytes(air_gather_),
             lines_bytes(pml_gather_) + static_cast<double>(layout_.pml_cells) * 8 * R,
             2 * 2 * N * R,                          // x and y passes, in place
             2 * N * R + 3 * N * R + 3 * coefs * R,  // z pass, both mode levels, a, b, phi
-            2 * 2 * N * R,
+            2 * 2 * N * R + N * R,  // and the x pass leaves the forcing zero
         };
         std::vector<double> ms(7, 0.0);
         std::vector<std::string> names;
@@ -419,10 +419,10 @@ class ArdCuda final : public Solver, public Profiled {
         launch_dct_z_modes<Real>(dct_, dct_device(), data, m, init, stream_);
     }
 
-    // Inverse DCT along y (in place) and x (into `out`).
+    // Inverse DCT along y (in place) and x (into `out`), leaving `data` zero.
     void inverse_dct(Real* data, Real* out) const {
-        launch_dct_inverse<Real>(dct_, dct_device(), 1, data, data, stream_);
-        launch_dct_inverse<Real>(dct_, dct_device(), 0, data, out, stream_);
+        launch_dct_inverse<Real>(dct_, dct_device(), 1, data, data, nullptr, stream_);
+        launch_dct_inverse<Real>(dct_, dct_device(), 0, data, out, data, stream_);
     }
 
     // Lines [first, last) as target cells, each with the indices of the terms it receives
@@ -486,7 +486,7 @@ class ArdCuda final : public Solver, public Profiled {
                 ghost_offsets_.get(), ghost_terms_.get(), ghost_weights_.get(), n, field_.get(),
                 static_cast<long long>(L.air_cells + L.pml_cells));
         }
-        ARDENT_CUDA_CHECK(cudaMemsetAsync(force, 0, L.air_cells * sizeof(Real), stream_));
+        // `force` is zero here: the last inverse DCT pass leaves it so.
         add_lines(air_gather_, field_.get(), c2h2_, force);
         mark("source and sampling");
         if (source_.size() > 0)

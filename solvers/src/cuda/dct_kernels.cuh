@@ -33,7 +33,7 @@ inline constexpr int kClassHi = Class == 0   ? 7
 // Blocks per SM the compiler must leave registers for: the short lines' kernels run at half
 // occupancy; 16- and 32-point register DFTs need more registers, the z kernel's most.
 template <int Class, bool Z>
-inline constexpr int kClassMinBlocks = Class == 0   ? 4
+inline constexpr int kClassMinBlocks = Class == 0   ? (Z ? 4 : 5)
                                        : Class == 1 ? (Z ? 2 : 3)
                                                     : 1;
 inline int dct_class(int log2n) {
@@ -159,13 +159,14 @@ __global__ void __launch_bounds__(dct_threads<Real>(), kClassMinBlocks<Class, fa
 template <typename Real, int Class>
 __global__ void __launch_bounds__(dct_threads<Real>(), kClassMinBlocks<Class, false>)
     dct_inverse(const DctGroup* groups, const int32_t* block_group, int axis,
-                const typename Cplx<Real>::type* __restrict__ roots, const Real* in, Real* out) {
+                const typename Cplx<Real>::type* __restrict__ roots, const Real* in, Real* out,
+                Real* clear) {
     const DctGroup& g = groups[block_group[blockIdx.x]];
     dispatch_ln<kClassLo<Class>, kClassHi<Class>>(g.log2n[axis], [&](auto lc) {
         constexpr int LN = decltype(lc)::value;
         DeviceBlock<Regs<Real, LN>> b;
         inverse_tile<Real, LN>(b, make_tile<Real, LN>(g, axis, blockIdx.x, dct_smem, roots),
-                               in + g.offset, out + g.offset);
+                               in + g.offset, out + g.offset, clear ? clear + g.offset : nullptr);
     });
 }
 
@@ -227,15 +228,16 @@ inline void launch_dct_forward(const DctPlan& p, const DctDevice<Real>& d, int a
     });
 }
 
-// Inverse DCT along `axis` (x or y) of every group, from `in` to `out` (which may be `in`).
+// Inverse DCT along `axis` (x or y) of every group, from `in` to `out` (which may be `in`);
+// with `clear` (`in`, not `out`) `in` is left zero, which spares the next step a memset.
 template <typename Real>
 inline void launch_dct_inverse(const DctPlan& p, const DctDevice<Real>& d, int axis, const Real* in,
-                               Real* out, cudaStream_t stream) {
+                               Real* out, Real* clear, cudaStream_t stream) {
     static_for<kDctClasses>([&](auto cc) {
         constexpr int c = decltype(cc)::value;
         if (p.blocks[c][axis] == 0) return;
         dct_inverse<Real, c><<<p.blocks[c][axis], dct_threads<Real>(), p.shared[c][axis], stream>>>(
-            d.groups, d.block_group[c][axis], axis, d.roots, in, out);
+            d.groups, d.block_group[c][axis], axis, d.roots, in, out, clear);
     });
 }
 
@@ -299,10 +301,12 @@ inline void emulate_dct_forward(const DctPlan& p, const std::vector<DctGroup>& g
 
 template <typename Real>
 inline void emulate_dct_inverse(const DctPlan& p, const std::vector<DctGroup>& groups, int axis,
-                                const typename Cplx<Real>::type* roots, const Real* in, Real* out) {
+                                const typename Cplx<Real>::type* roots, const Real* in, Real* out,
+                                Real* clear = nullptr) {
     emulate_blocks<Real>(p, groups, axis, roots, [&](auto& b, const auto& t, const DctGroup& g) {
         constexpr int LN = std::remove_reference_t<decltype(b.r[0])>::kLN;
-        inverse_tile<Real, LN>(b, t, in + g.offset, out + g.offset);
+        inverse_tile<Real, LN>(b, t, in + g.offset, out + g.offset,
+                               clear ? clear + g.offset : nullptr);
     });
 }
 

@@ -452,10 +452,12 @@ ARDENT_HD __forceinline__ void load_packed(Block& b, const Tile<Real>& t, const 
     });
 }
 
-// Loads the tile's lines as they are (spectra) into the work lines, as reals.
+// Loads the tile's lines as they are (spectra) into the work lines, as reals; zeroes them in
+// `clear` (if not null: `in`, whose next user wants it zero).
 #pragma nv_exec_check_disable
 template <typename Real, int LN, typename Block>
-ARDENT_HD __forceinline__ void load_bins(Block& b, const Tile<Real>& t, const Real* in) {
+ARDENT_HD __forceinline__ void load_bins(Block& b, const Tile<Real>& t, const Real* in,
+                                         Real* clear) {
     using S = LineShape<Real, LN>;
     b.phase([&](int tid, Regs<Real, LN>& r) {
         Real* w = reinterpret_cast<Real*>(t.work);
@@ -464,6 +466,14 @@ ARDENT_HD __forceinline__ void load_bins(Block& b, const Tile<Real>& t, const Re
             int i, k;
             const long long g = element<S>(t.ls, t.first, tid, j, i, k);
             real_at(r.v, j) = g >= 0 ? in[g] : Real(0);
+        }
+        if (clear) {
+#pragma unroll
+            for (int j = 0; j < S::kPer; ++j) {
+                int i, k;
+                const long long g = element<S>(t.ls, t.first, tid, j, i, k);
+                if (g >= 0) clear[g] = Real(0);
+            }
         }
 #pragma unroll
         for (int j = 0; j < S::kPer; ++j) {
@@ -658,20 +668,24 @@ ARDENT_HD __forceinline__ void forward_tile(Block& b, const Tile<Real>& t, Real*
     }
 }
 
-// Inverse DCT (REDFT01, unnormalised) of the tile's lines from `in` to `out` (which may be `in`).
+// Inverse DCT (REDFT01, unnormalised) of the tile's lines from `in` to `out` (which may be `in`);
+// with `clear` (`in`, not `out`), the lines of `in` are left zero.
 #pragma nv_exec_check_disable
 template <typename Real, int LN, typename Block>
 ARDENT_HD __forceinline__ void inverse_tile(Block& b, const Tile<Real>& t, const Real* in,
-                                            Real* out) {
+                                            Real* out, Real* clear) {
     using S = LineShape<Real, LN>;
     if constexpr (LN == 0) {
         b.run([&](int tid, Regs<Real, LN>&) {
             int i, k;
             const long long g = element<S>(t.ls, t.first, tid, 0, i, k);
-            if (g >= 0) out[g] = in[g];
+            if (g < 0) return;
+            const Real v = in[g];
+            if (clear) clear[g] = Real(0);
+            out[g] = v;
         });
     } else {
-        load_bins<Real, LN>(b, t, in);
+        load_bins<Real, LN>(b, t, in, clear);
         pack_inverse<Real, LN>(b, t);
         tile_fft<Real, LN, true>(b, t);
         store_packed<Real, LN>(b, t, out);
