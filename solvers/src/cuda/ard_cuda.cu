@@ -298,7 +298,7 @@ class ArdCuda final : public Solver, public Profiled {
             lines_bytes(pml_gather_) + static_cast<double>(layout_.pml_cells) * 8 * R,
             2 * 2 * N * R,                          // x and y passes, in place
             2 * N * R + 3 * N * R + 3 * coefs * R,  // z pass, both mode levels, a, b, phi
-            2 * 2 * N * R + N * R,  // and the x pass leaves the forcing zero
+            2 * 2 * N * R + N * R,                  // and the x pass leaves the forcing zero
         };
         std::vector<double> ms(7, 0.0);
         std::vector<std::string> names;
