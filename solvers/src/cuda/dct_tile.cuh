@@ -430,34 +430,13 @@ ARDENT_HD __forceinline__ void item_inverse(const Real* bins, int kk, const C* r
 // block and then meets at a barrier; Block::run does the same without the barrier. The device's
 // Block is the real block; the host emulation's runs the threads one after another.
 
-// Loads the tile's lines in Makhoul's order (as reals) into the work lines.
+// Loads the tile's lines into the work lines, as reals: in Makhoul's order (`Packed`, the
+// forward transforms) or as they are (spectra, the inverse). With `clear` (`in`, whose next user
+// wants it zero) the loaded lines are zeroed there.
 #pragma nv_exec_check_disable
-template <typename Real, int LN, typename Block>
-ARDENT_HD __forceinline__ void load_packed(Block& b, const Tile<Real>& t, const Real* in) {
-    using S = LineShape<Real, LN>;
-    b.phase([&](int tid, Regs<Real, LN>& r) {
-        Real* w = reinterpret_cast<Real*>(t.work);
-#pragma unroll
-        for (int j = 0; j < S::kPer; ++j) {
-            int i, k;
-            const long long g = element<S>(t.ls, t.first, tid, j, i, k);
-            real_at(r.v, j) = g >= 0 ? in[g] : Real(0);
-        }
-#pragma unroll
-        for (int j = 0; j < S::kPer; ++j) {
-            int i, k;
-            element<S>(t.ls, t.first, tid, j, i, k);
-            w[2 * i * S::CS + makhoul_pos(k, S::N)] = real_at(r.v, j);
-        }
-    });
-}
-
-// Loads the tile's lines as they are (spectra) into the work lines, as reals; zeroes them in
-// `clear` (if not null: `in`, whose next user wants it zero).
-#pragma nv_exec_check_disable
-template <typename Real, int LN, typename Block>
-ARDENT_HD __forceinline__ void load_bins(Block& b, const Tile<Real>& t, const Real* in,
-                                         Real* clear) {
+template <typename Real, int LN, bool Packed, typename Block>
+ARDENT_HD __forceinline__ void load_lines(Block& b, const Tile<Real>& t, const Real* in,
+                                          Real* clear) {
     using S = LineShape<Real, LN>;
     b.phase([&](int tid, Regs<Real, LN>& r) {
         Real* w = reinterpret_cast<Real*>(t.work);
@@ -479,7 +458,7 @@ ARDENT_HD __forceinline__ void load_bins(Block& b, const Tile<Real>& t, const Re
         for (int j = 0; j < S::kPer; ++j) {
             int i, k;
             element<S>(t.ls, t.first, tid, j, i, k);
-            w[2 * i * S::CS + k] = real_at(r.v, j);
+            w[2 * i * S::CS + (Packed ? makhoul_pos(k, S::N) : k)] = real_at(r.v, j);
         }
     });
 }
@@ -662,7 +641,7 @@ ARDENT_HD __forceinline__ void forward_tile(Block& b, const Tile<Real>& t, Real*
             if (g >= 0) data[g] *= 2;
         });
     } else {
-        load_packed<Real, LN>(b, t, data);
+        load_lines<Real, LN, true>(b, t, data, nullptr);
         tile_fft<Real, LN, false>(b, t);
         store_bins<Real, LN>(b, t, data);
     }
@@ -685,7 +664,7 @@ ARDENT_HD __forceinline__ void inverse_tile(Block& b, const Tile<Real>& t, const
             out[g] = v;
         });
     } else {
-        load_bins<Real, LN>(b, t, in, clear);
+        load_lines<Real, LN, false>(b, t, in, clear);
         pack_inverse<Real, LN>(b, t);
         tile_fft<Real, LN, true>(b, t);
         store_packed<Real, LN>(b, t, out);
@@ -735,7 +714,7 @@ ARDENT_HD __forceinline__ void z_modes_tile(Block& b, const Tile<Real>& t, Real*
             if (g >= 0) data[g] = advance_mode(m, g, g & cell_mask, 2 * data[g], init, init_scale);
         });
     } else {
-        load_packed<Real, LN>(b, t, data);
+        load_lines<Real, LN, true>(b, t, data, nullptr);
         tile_fft<Real, LN, false>(b, t);
         bins_to_work<Real, LN>(b, t);
         b.phase([&](int tid, Regs<Real, LN>&) {
