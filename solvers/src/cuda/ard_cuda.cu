@@ -45,10 +45,14 @@ unsigned blocks(long long n) {
 template <typename Real>
 size_t state_bytes(const Layout& L, size_t coefs, size_t samples) {
     const size_t R = sizeof(Real);
+    std::vector<double> profiles;  // distinct PML damping profiles (build_pml_profiles)
+    for (const PmlLine& line : L.pml)
+        if (std::find(profiles.begin(), profiles.end(), line.sigma_max) == profiles.end())
+            profiles.push_back(line.sigma_max);
     return R * (L.field_cells() + L.ghost_weights.size() + 3 * L.air_cells + 3 * coefs +
-                L.lines.size() * 2 * kReach + 2 * L.pml_cells + 2 * L.pml.size() * L.pml_depth +
+                L.lines.size() * 2 * kReach + 2 * L.pml_cells + 2 * profiles.size() * L.pml_depth +
                 kReach * L.pml.size() + samples) +
-           sizeof(InterfaceLine) * L.lines.size() + sizeof(int32_t) * kReach * L.pml.size() +
+           sizeof(InterfaceLine) * L.lines.size() + sizeof(int32_t) * (kReach + 1) * L.pml.size() +
            sizeof(int32_t) * 3 * 2 * kReach * L.lines.size() +  // gathers (at most)
            sizeof(int32_t) * (L.receivers.size() + L.grid_cells.size()) + 2 * R * kTwiddles +
            sizeof(int32_t) * (L.ghost_offsets.size() + L.ghost_terms.size()) +
@@ -121,8 +125,9 @@ class ArdCuda final : public Solver, public Profiled {
         // Host-side tables, then the device state.
         std::vector<Real> a(coefs), b(coefs), phi(coefs);
         build_coefficients(a, b, phi);
-        std::vector<Real> sigma, decay;
-        build_pml_profile(sigma, decay);
+        std::vector<Real> profiles;
+        std::vector<int32_t> profile_of;
+        build_pml_profiles(profiles, profile_of);
         size_t& t = bytes_;
         field_.allocate(L.field_cells(), t);
         std::vector<int32_t> ghost_terms = L.ghost_terms;
@@ -152,8 +157,8 @@ class ArdCuda final : public Solver, public Profiled {
         pml_air_values_.allocate(pml_air.size(), t);
         pml_old_.allocate(L.pml_cells, t);
         psi_.allocate(L.pml.size() * static_cast<size_t>(std::max(L.pml_depth - 1, 0)), t);
-        sigma_.upload(sigma, t);
-        decay_.upload(decay, t);
+        pml_profiles_.upload(profiles, t);
+        pml_profile_of_.upload(profile_of, t);
         source_.upload(source, t);
         std::vector<int32_t> cells = L.receivers;
         cells.insert(cells.end(), L.grid_cells.begin(), L.grid_cells.end());
@@ -295,7 +300,7 @@ class ArdCuda final : public Solver, public Profiled {
             lines_bytes(air_gather_),
             3 * nsamp * R,
             lines_bytes(air_gather_),
-            lines_bytes(pml_gather_) + static_cast<double>(layout_.pml_cells) * 8 * R,
+            lines_bytes(pml_gather_) + static_cast<double>(layout_.pml_cells) * 6 * R,
             2 * 2 * N * R,                          // x and y passes, in place
             2 * N * R + 3 * N * R + 3 * coefs * R,  // z pass, both mode levels, a, b, phi
             2 * 2 * N * R + N * R,                  // and the x pass leaves the forcing zero
@@ -369,32 +374,46 @@ class ArdCuda final : public Solver, public Profiled {
         const long long r = c - air;
         c = static_cast<int32_t>(air + (r % D) * n + r / D);
     }
-    // The interface lines with their PML cells renumbered.
-    std::vector<InterfaceLine> device_lines() const {
+    // The interface lines with their PML cells renumbered, field by field (load_line).
+    std::vector<int32_t> device_lines() const {
         const Layout& L = layout_;
-        std::vector<InterfaceLine> lines = L.lines;
-        for (InterfaceLine& line : lines)
+        const size_t n = L.lines.size();
+        std::vector<int32_t> soa(n * kLineFields);
+        for (size_t l = 0; l < n; ++l) {
+            InterfaceLine line = L.lines[l];
             for (int j = 0; j < kReach; ++j)
                 for (int32_t* c : {&line.right[j], &line.left[j], &line.far_right[j],
                                    &line.far_left[j], &line.own_right[j], &line.own_left[j]})
                     renumber(*c);
-        return lines;
+            const int32_t* f[6] = {line.right,    line.left,      line.far_right,
+                                   line.far_left, line.own_right, line.own_left};
+            for (int i = 0; i < 6; ++i)
+                for (int j = 0; j < kReach; ++j)
+                    soa[static_cast<size_t>(i * kReach + j) * n + l] = f[i][j];
+            soa[static_cast<size_t>(6 * kReach) * n + l] = line.scheme;
+        }
+        return soa;
     }
 
-    // sigma dt per PML cell and the decay per inner face, depth-major as the PML field.
-    void build_pml_profile(std::vector<Real>& sigma, std::vector<Real>& decay) const {
+    // The damping profiles of the PML lines, one per distinct sigma_max (the layout gives every
+    // line the same one today): sigma dt per cell, then the decay per inner face.
+    void build_pml_profiles(std::vector<Real>& profiles, std::vector<int32_t>& profile_of) const {
         const Layout& L = layout_;
         const int D = L.pml_depth;
-        sigma.resize(L.pml.size() * static_cast<size_t>(D));
-        decay.resize(L.pml.size() * static_cast<size_t>(std::max(D - 1, 0)));
+        std::vector<double> smaxes;
+        profile_of.resize(L.pml.size());
         for (size_t l = 0; l < L.pml.size(); ++l) {
             const double smax = L.pml[l].sigma_max;
-            for (int k = 0; k < D; ++k)
-                sigma[static_cast<size_t>(k) * L.pml.size() + l] =
-                    static_cast<Real>(pml_cell_sigma_dt(smax, k, D, dt_));
-            for (int f = 0; f + 1 < D; ++f)
-                decay[static_cast<size_t>(f) * L.pml.size() + l] =
-                    static_cast<Real>(pml_face_decay(smax, f, D, dt_));
+            auto it = std::find(smaxes.begin(), smaxes.end(), smax);
+            if (it == smaxes.end()) {
+                smaxes.push_back(smax);
+                for (int k = 0; k < D; ++k)
+                    profiles.push_back(static_cast<Real>(pml_cell_sigma_dt(smax, k, D, dt_)));
+                for (int f = 0; f + 1 < D; ++f)
+                    profiles.push_back(static_cast<Real>(pml_face_decay(smax, f, D, dt_)));
+                it = smaxes.end() - 1;
+            }
+            profile_of[l] = static_cast<int32_t>(it - smaxes.begin());
         }
     }
 
@@ -466,7 +485,8 @@ class ArdCuda final : public Solver, public Profiled {
         const long long n = static_cast<long long>(g.last - g.first);
         if (n == 0) return;
         line_terms_range<<<blocks(n), kBlock, 0, stream_>>>(
-            lines_.get(), static_cast<long long>(g.first), n, p, scale, terms_.get(), limit);
+            lines_.get(), static_cast<long long>(layout_.lines.size()),
+            static_cast<long long>(g.first), n, p, scale, terms_.get(), limit);
         const long long nc = static_cast<long long>(g.cells.size());
         gather_terms<<<blocks(nc), kBlock, 0, stream_>>>(g.cells.get(), g.offsets.get(),
                                                          g.terms_of.get(), nc, terms_.get(), force);
@@ -506,9 +526,19 @@ class ArdCuda final : public Solver, public Profiled {
             const long long n = static_cast<long long>(L.pml.size());
             gather_values<<<blocks(n * kReach), kBlock, 0, stream_>>>(
                 pml_air_.get(), n * kReach, field_.get(), pml_air_values_.get());
-            update_pml<<<blocks(n), kBlock, 0, stream_>>>(
-                pml_air_values_.get(), n, L.pml_depth, static_cast<long long>(L.air_cells),
-                field_.get(), pml_old_.get(), psi_.get(), sigma_.get(), decay_.get(), courant2_);
+            auto launch = [&](auto kernel) {
+                kernel<<<blocks(n), kBlock, 0, stream_>>>(
+                    pml_air_values_.get(), n, L.pml_depth, static_cast<long long>(L.air_cells),
+                    field_.get(), pml_old_.get(), psi_.get(), pml_profiles_.get(),
+                    pml_profile_of_.get(), courant2_);
+            };
+            // The default depth (10) and its neighbours in registers; others at run time.
+            switch (L.pml_depth) {
+                case 8: launch(update_pml<Real, 8>); break;
+                case 10: launch(update_pml<Real, 10>); break;
+                case 12: launch(update_pml<Real, 12>); break;
+                default: launch(update_pml<Real, 0>);
+            }
         }
         mark("forward DCT x, y");
         forward_dct(force);
@@ -578,13 +608,12 @@ class ArdCuda final : public Solver, public Profiled {
     size_t bytes_ = 0;
     cudaStream_t stream_ = nullptr;
     cudaGraphExec_t graphs_[2] = {nullptr, nullptr};
-    DeviceArray<Real> field_, force_, modes_[2], a_, b_, phi_, terms_, pml_old_, psi_, sigma_,
-        decay_, source_, samples_;
+    DeviceArray<Real> field_, force_, modes_[2], a_, b_, phi_, terms_, pml_old_, psi_,
+        pml_profiles_, source_, samples_;
     DeviceArray<Complex> roots_;
     DeviceArray<DctGroup> dct_groups_;
     DeviceArray<int32_t> block_group_[kDctClasses][3];
-    DeviceArray<InterfaceLine> lines_;
-    DeviceArray<int32_t> pml_air_, ghost_offsets_, ghost_terms_;
+    DeviceArray<int32_t> lines_, pml_air_, pml_profile_of_, ghost_offsets_, ghost_terms_;
     DeviceArray<Real> ghost_weights_;
     DeviceArray<Real> pml_air_values_;
     Gather air_gather_, pml_gather_;

@@ -18,17 +18,43 @@ __device__ inline long long thread_index() {
     return blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
 }
 
+// The interface lines on the device are stored field by field ([field][line], the fields of
+// InterfaceLine in its order: right, left, far_right, far_left, own_right, own_left, scheme), so
+// that a warp's loads of one field are coalesced; as an array of structs each load touched 19
+// sectors per warp. `n` is the number of lines. A side without targets is not read.
+inline constexpr int kLineFields = 6 * kReach + 1;
+__device__ inline InterfaceLine load_line(const int32_t* __restrict__ soa, long long n,
+                                          long long l) {
+    auto f = [&](int i) { return soa[i * n + l]; };
+    InterfaceLine x;
+#pragma unroll
+    for (int j = 0; j < kReach; ++j) {
+        x.right[j] = f(j);
+        x.left[j] = f(kReach + j);
+    }
+    const bool right = x.right[0] >= 0, left = x.left[0] >= 0;
+#pragma unroll
+    for (int j = 0; j < kReach; ++j) {
+        x.far_right[j] = right ? f(2 * kReach + j) : -1;
+        x.far_left[j] = left ? f(3 * kReach + j) : -1;
+        x.own_right[j] = right ? f(4 * kReach + j) : -1;
+        x.own_left[j] = left ? f(5 * kReach + j) : -1;
+    }
+    x.scheme = f(6 * kReach);
+    return x;
+}
+
 // The terms of lines [first, first + count) from the field `p`, times `scale`: per line its
 // right targets, then its left ones, into `out` (zero where a side has no target).
 // Cells at or above `limit` read as zero (line_terms).
 template <typename Real>
-__global__ void line_terms_range(const InterfaceLine* __restrict__ lines, long long first,
-                                 long long count, const Real* p, Real scale, Real* out,
-                                 int32_t limit) {
+__global__ void line_terms_range(const int32_t* __restrict__ lines, long long lines_count,
+                                 long long first, long long count, const Real* p, Real scale,
+                                 Real* out, int32_t limit) {
     const long long l = thread_index();
     if (l >= count) return;
     Real* o = out + l * 2 * kReach;
-    line_terms(lines[first + l], p, scale, o, o + kReach, limit);
+    line_terms(load_line(lines, lines_count, first + l), p, scale, o, o + kReach, limit);
 }
 
 // The ghosts beyond partially absorbing faces (Layout): field[base + g] is the weighted sum of
@@ -96,38 +122,53 @@ __global__ inline void tick(unsigned long long* step) {
 // One thread per PML line: the new level goes into the field and the current one into `old`,
 // which is the CPU backend's update followed by its swap. `air` holds the values the line reads
 // beyond its face (gather_values), depth-major. Every PML array is stored depth-major
-// ([k][line]), so that neighbouring threads read neighbouring words.
-template <typename Real>
+// ([k][line]), so that neighbouring threads read neighbouring words. The damping profile
+// (sigma dt per cell, then the decay per inner face) is one of a few shared by every line
+// (`profile_of`), not one per cell. D > 0 is the depth at compile time, which keeps the line in
+// registers; D = 0 takes `depth` at run time.
+template <typename Real, int D>
 __global__ void update_pml(const Real* __restrict__ air, long long count, int depth,
-                           long long air_cells, Real* field, Real* old, Real* psi,
-                           const Real* __restrict__ sigma_dt, const Real* __restrict__ face_decay,
-                           Real courant2) {
+                           long long air_cells, Real* __restrict__ field, Real* __restrict__ old,
+                           Real* __restrict__ psi, const Real* __restrict__ profiles,
+                           const int32_t* __restrict__ profile_of, Real courant2) {
+    constexpr int M = D > 0 ? D : kMaxPmlDepth;
+    if constexpr (D > 0) depth = D;
     const long long l = thread_index();
     if (l >= count) return;
     Real* p = field + air_cells + l;
-    Real cur[kMaxPmlDepth];
-    for (int k = 0; k < depth; ++k)
+    Real* o = old + l;
+    Real* ps = psi + l;
+    const Real* sigma_dt = profiles + static_cast<long long>(profile_of[l]) * (2 * depth - 1);
+    const Real* face_decay = sigma_dt + depth;
+    Real cur[M], aux[M];
+#pragma unroll
+    for (int k = 0; k < M; ++k) {
+        if (k >= depth) break;
         cur[k] = p[k * count];
+        if (k + 1 < depth) aux[k] = ps[k * count];
+    }
     auto val = [&](int i) -> Real {
         if (i < 0) return air[(-1 - i) * count + l];
         if (i >= depth) i = 2 * depth - 1 - i;  // rigid back: even extension
         return cur[i];
     };
-    Real* ps = psi + l;
-    Real* o = old + l;
-    for (int k = 0; k < depth; ++k) {
+#pragma unroll
+    for (int k = 0; k < M; ++k) {
+        if (k >= depth) break;
         Real lap = 0;
+#pragma unroll
         for (int m = -kReach; m <= kReach; ++m)
             lap += static_cast<Real>(stencil(m)) * val(k + m);
-        const Real front = k > 0 ? ps[(k - 1) * count] : Real(0);
-        const Real back = k + 1 < depth ? ps[k * count] : Real(0);
-        p[k * count] = pml_pressure(cur[k], o[k * count], lap, back - front,
-                                    sigma_dt[k * count + l], courant2);
+        const Real front = k > 0 ? aux[k - 1] : Real(0);
+        const Real back = k + 1 < depth ? aux[k] : Real(0);
+        p[k * count] = pml_pressure(cur[k], o[k * count], lap, back - front, sigma_dt[k], courant2);
         o[k * count] = cur[k];
     }
-    for (int f = 0; f + 1 < depth; ++f)
-        ps[f * count] =
-            pml_auxiliary(ps[f * count], val(f + 1) - val(f), face_decay[f * count + l]);
+#pragma unroll
+    for (int f = 0; f + 1 < M; ++f) {
+        if (f + 1 >= depth) break;
+        ps[f * count] = pml_auxiliary(aux[f], val(f + 1) - val(f), face_decay[f]);
+    }
 }
 
 // Sum of squares in double, one atomic per block.

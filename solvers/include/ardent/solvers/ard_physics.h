@@ -35,9 +35,10 @@ struct ModeCoefficients {
 
 ARDENT_HD inline ModeCoefficients mode_coefficients(double w, double dt) {
     // For w = 0 the limit of 2 (1 - cos w dt) / w^2 is dt^2.
+    // 1 - cos(w dt) = 2 sin^2(w dt / 2): without cancellation for the slowest modes.
     if (w * dt < 1e-6) return {2.0 - (w * dt) * (w * dt), dt * dt};
-    const double c = std::cos(w * dt);
-    return {2.0 * c, 2.0 * (1.0 - c) / (w * w)};
+    const double s = std::sin(w * dt / 2);
+    return {2.0 * std::cos(w * dt), 4.0 * s * s / (w * w)};
 }
 
 template <typename Real>
