@@ -167,6 +167,9 @@ class ArdCuda final : public Solver, public Profiled {
         step_counter_.allocate(1, t);
         energy_.allocate(1, t);
         ARDENT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+        ARDENT_CUDA_CHECK(cudaStreamCreateWithFlags(&side_.stream, cudaStreamNonBlocking));
+        ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&side_.fork, cudaEventDisableTiming));
+        ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&side_.join, cudaEventDisableTiming));
         dct_groups_.upload(groups_, t);
         for (int c = 0; c < kDctClasses; ++c)
             for (int a = 0; a < 3; ++a)
@@ -182,6 +185,9 @@ class ArdCuda final : public Solver, public Profiled {
     ~ArdCuda() override {
         for (auto& e : graphs_)
             if (e) cudaGraphExecDestroy(e);
+        if (side_.fork) cudaEventDestroy(side_.fork);
+        if (side_.join) cudaEventDestroy(side_.join);
+        if (side_.stream) cudaStreamDestroy(side_.stream);
         if (stream_) cudaStreamDestroy(stream_);
     }
 
@@ -428,20 +434,20 @@ class ArdCuda final : public Solver, public Profiled {
     // Forward DCT along x and y of the forcing, in place (the z pass is in modes()).
     void forward_dct(Real* data) const {
         for (int a = 0; a < 2; ++a)
-            launch_dct_forward<Real>(dct_, dct_device(), a, data, stream_);
+            launch_dct_forward<Real>(dct_, dct_device(), a, data, stream_, &side_);
     }
 
     // Forward z DCT, mode update, inverse z DCT, in place in `data`.
     void modes(Real* data, int cur, bool init) const {
         const ModeArrays<Real> m{modes_[cur].get(), modes_[1 - cur].get(), a_.get(), b_.get(),
                                  phi_.get()};
-        launch_dct_z_modes<Real>(dct_, dct_device(), data, m, init, stream_);
+        launch_dct_z_modes<Real>(dct_, dct_device(), data, m, init, stream_, &side_);
     }
 
     // Inverse DCT along y (in place) and x (into `out`), leaving `data` zero.
     void inverse_dct(Real* data, Real* out) const {
-        launch_dct_inverse<Real>(dct_, dct_device(), 1, data, data, nullptr, stream_);
-        launch_dct_inverse<Real>(dct_, dct_device(), 0, data, out, data, stream_);
+        launch_dct_inverse<Real>(dct_, dct_device(), 1, data, data, nullptr, stream_, &side_);
+        launch_dct_inverse<Real>(dct_, dct_device(), 0, data, out, data, stream_, &side_);
     }
 
     // Lines [first, last) as target cells, each with the indices of the terms it receives
@@ -534,10 +540,17 @@ class ArdCuda final : public Solver, public Profiled {
             };
             // The default depth (10) and its neighbours in registers; others at run time.
             switch (L.pml_depth) {
-                case 8: launch(update_pml<Real, 8>); break;
-                case 10: launch(update_pml<Real, 10>); break;
-                case 12: launch(update_pml<Real, 12>); break;
-                default: launch(update_pml<Real, 0>);
+                case 8:
+                    launch(update_pml<Real, 8>);
+                    break;
+                case 10:
+                    launch(update_pml<Real, 10>);
+                    break;
+                case 12:
+                    launch(update_pml<Real, 12>);
+                    break;
+                default:
+                    launch(update_pml<Real, 0>);
             }
         }
         mark("forward DCT x, y");
@@ -607,6 +620,7 @@ class ArdCuda final : public Solver, public Profiled {
     int slots_ = 1;
     size_t bytes_ = 0;
     cudaStream_t stream_ = nullptr;
+    DctSideStream side_;  // the DCT passes' smaller kernel classes (launch_classes)
     cudaGraphExec_t graphs_[2] = {nullptr, nullptr};
     DeviceArray<Real> field_, force_, modes_[2], a_, b_, phi_, terms_, pml_old_, psi_,
         pml_profiles_, source_, samples_;
