@@ -154,7 +154,13 @@ class ArdCuda final : public Solver, public Profiled {
                 renumber(c);  // beyond a thin partition it may be another PML line's cell
             }
         pml_air_.upload(pml_air, t);
-        pml_air_values_.allocate(pml_air.size(), t);
+        // Reads of other PML lines' cells need the values taken before the update; without
+        // them (most scenes) update_pml reads the field directly.
+        const long long air = static_cast<long long>(L.air_cells),
+                        pml_end = air + static_cast<long long>(L.pml_cells);
+        pml_reads_pml_ = std::any_of(pml_air.begin(), pml_air.end(),
+                                     [&](int32_t c) { return c >= air && c < pml_end; });
+        if (pml_reads_pml_) pml_air_values_.allocate(pml_air.size(), t);
         pml_old_.allocate(L.pml_cells, t);
         psi_.allocate(L.pml.size() * static_cast<size_t>(std::max(L.pml_depth - 1, 0)), t);
         pml_profiles_.upload(profiles, t);
@@ -530,13 +536,15 @@ class ArdCuda final : public Solver, public Profiled {
         add_lines(pml_gather_, field_.get(), c2h2_, force);
         if (!L.pml.empty()) {
             const long long n = static_cast<long long>(L.pml.size());
-            gather_values<<<blocks(n * kReach), kBlock, 0, stream_>>>(
-                pml_air_.get(), n * kReach, field_.get(), pml_air_values_.get());
+            if (pml_reads_pml_)
+                gather_values<<<blocks(n * kReach), kBlock, 0, stream_>>>(
+                    pml_air_.get(), n * kReach, field_.get(), pml_air_values_.get());
             auto launch = [&](auto kernel) {
                 kernel<<<blocks(n), kBlock, 0, stream_>>>(
-                    pml_air_values_.get(), n, L.pml_depth, static_cast<long long>(L.air_cells),
-                    field_.get(), pml_old_.get(), psi_.get(), pml_profiles_.get(),
-                    pml_profile_of_.get(), courant2_);
+                    pml_reads_pml_ ? pml_air_values_.get() : nullptr,
+                    pml_reads_pml_ ? nullptr : pml_air_.get(), n, L.pml_depth,
+                    static_cast<long long>(L.air_cells), field_.get(), pml_old_.get(), psi_.get(),
+                    pml_profiles_.get(), pml_profile_of_.get(), courant2_);
             };
             // The default depth (10) and its neighbours in registers; others at run time.
             switch (L.pml_depth) {
@@ -630,6 +638,7 @@ class ArdCuda final : public Solver, public Profiled {
     DeviceArray<int32_t> lines_, pml_air_, pml_profile_of_, ghost_offsets_, ghost_terms_;
     DeviceArray<Real> ghost_weights_;
     DeviceArray<Real> pml_air_values_;
+    bool pml_reads_pml_ = false;  // a PML line reads another's cells (gather_values first)
     Gather air_gather_, pml_gather_;
     DeviceArray<int32_t> sample_cells_;
     DeviceArray<unsigned long long> step_counter_;

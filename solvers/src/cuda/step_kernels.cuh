@@ -120,16 +120,18 @@ __global__ inline void tick(unsigned long long* step) {
 }
 
 // One thread per PML line: the new level goes into the field and the current one into `old`,
-// which is the CPU backend's update followed by its swap. `air` holds the values the line reads
-// beyond its face (gather_values), depth-major. Every PML array is stored depth-major
+// which is the CPU backend's update followed by its swap. The line reads beyond its face the
+// values in `air` (gather_values), or, where no line reads another's cells, the field's cells
+// `air_at`; both depth-major. Every PML array is stored depth-major
 // ([k][line]), so that neighbouring threads read neighbouring words. The damping profile
 // (sigma dt per cell, then the decay per inner face) is one of a few shared by every line
 // (`profile_of`), not one per cell. D > 0 is the depth at compile time, which keeps the line in
 // registers; D = 0 takes `depth` at run time.
 template <typename Real, int D>
-__global__ void update_pml(const Real* __restrict__ air, long long count, int depth,
-                           long long air_cells, Real* __restrict__ field, Real* __restrict__ old,
-                           Real* __restrict__ psi, const Real* __restrict__ profiles,
+__global__ void update_pml(const Real* __restrict__ air, const int32_t* __restrict__ air_at,
+                           long long count, int depth, long long air_cells,
+                           Real* __restrict__ field, Real* __restrict__ old, Real* __restrict__ psi,
+                           const Real* __restrict__ profiles,
                            const int32_t* __restrict__ profile_of, Real courant2) {
     constexpr int M = D > 0 ? D : kMaxPmlDepth;
     if constexpr (D > 0) depth = D;
@@ -148,7 +150,7 @@ __global__ void update_pml(const Real* __restrict__ air, long long count, int de
         if (k + 1 < depth) aux[k] = ps[k * count];
     }
     auto val = [&](int i) -> Real {
-        if (i < 0) return air[(-1 - i) * count + l];
+        if (i < 0) return air_at ? field[air_at[(-1 - i) * count + l]] : air[(-1 - i) * count + l];
         if (i >= depth) i = 2 * depth - 1 - i;  // rigid back: even extension
         return cur[i];
     };
