@@ -133,9 +133,31 @@ class ArdCuda final : public Solver, public Profiled {
         std::vector<int32_t> ghost_terms = L.ghost_terms;
         for (int32_t& c : ghost_terms)
             renumber(c);
-        ghost_offsets_.upload(L.ghost_offsets, t);
+        std::vector<Real> ghost_weights(L.ghost_weights.begin(), L.ghost_weights.end());
+        // Where every ghost has the same number of terms (two, in the scenes measured), they
+        // are stored term-major and need no offsets (evaluate_ghosts_uniform).
+        const size_t ghosts = L.ghost_cells;
+        ghost_terms_each_ = ghosts > 0 ? L.ghost_offsets[1] - L.ghost_offsets[0] : 0;
+        for (size_t g = 0; g < ghosts; ++g)
+            if (L.ghost_offsets[g + 1] - L.ghost_offsets[g] != ghost_terms_each_)
+                ghost_terms_each_ = 0;
+        if (ghost_terms_each_ < 1 || ghost_terms_each_ > 3) ghost_terms_each_ = 0;
+        if (ghost_terms_each_ > 0) {
+            const size_t K = static_cast<size_t>(ghost_terms_each_);
+            std::vector<int32_t> terms(ghost_terms.size());
+            std::vector<Real> weights(ghost_weights.size());
+            for (size_t g = 0; g < ghosts; ++g)
+                for (size_t k = 0; k < K; ++k) {
+                    terms[k * ghosts + g] = ghost_terms[g * K + k];
+                    weights[k * ghosts + g] = ghost_weights[g * K + k];
+                }
+            ghost_terms = std::move(terms);
+            ghost_weights = std::move(weights);
+        } else {
+            ghost_offsets_.upload(L.ghost_offsets, t);
+        }
         ghost_terms_.upload(ghost_terms, t);
-        ghost_weights_.upload(std::vector<Real>(L.ghost_weights.begin(), L.ghost_weights.end()), t);
+        ghost_weights_.upload(ghost_weights, t);
         force_.allocate(L.air_cells, t);
         modes_[0].allocate(L.air_cells, t);
         modes_[1].allocate(L.air_cells, t);
@@ -514,22 +536,35 @@ class ArdCuda final : public Solver, public Profiled {
         mark("interface forcing");
         if (L.ghost_cells > 0) {
             const long long n = static_cast<long long>(L.ghost_cells);
-            evaluate_ghosts<<<blocks(n), kBlock, 0, stream_>>>(
-                ghost_offsets_.get(), ghost_terms_.get(), ghost_weights_.get(), n, field_.get(),
-                static_cast<long long>(L.air_cells + L.pml_cells));
+            const long long base = static_cast<long long>(L.air_cells + L.pml_cells);
+            auto uniform = [&](auto kernel) {
+                kernel<<<blocks(n), kBlock, 0, stream_>>>(ghost_terms_.get(), ghost_weights_.get(),
+                                                          n, field_.get(), base);
+            };
+            switch (ghost_terms_each_) {
+                case 1:
+                    uniform(evaluate_ghosts_uniform<Real, 1>);
+                    break;
+                case 2:
+                    uniform(evaluate_ghosts_uniform<Real, 2>);
+                    break;
+                case 3:
+                    uniform(evaluate_ghosts_uniform<Real, 3>);
+                    break;
+                default:
+                    evaluate_ghosts<<<blocks(n), kBlock, 0, stream_>>>(
+                        ghost_offsets_.get(), ghost_terms_.get(), ghost_weights_.get(), n,
+                        field_.get(), base);
+            }
         }
         // `force` is zero here: the last inverse DCT pass leaves it so.
         add_lines(air_gather_, field_.get(), c2h2_, force);
         mark("source and sampling");
-        if (source_.size() > 0)
-            add_source<<<1, 1, 0, stream_>>>(force, L.source, source_.get(),
-                                             static_cast<unsigned long long>(source_.size()),
-                                             step_counter_.get());
-        const int nsamp = static_cast<int>(sample_cells_.size());
-        if (nsamp > 0)
-            sample_cells<<<blocks(nsamp), kBlock, 0, stream_>>>(
-                sample_cells_.get(), nsamp, field_.get(), force, sample_scale_, samples_.get(),
-                slots_, step_counter_.get());
+        // This also advances the device's step counter, which nothing after it reads.
+        source_and_sample<<<1, kBlock, 0, stream_>>>(
+            force, L.source, source_.get(), static_cast<unsigned long long>(source_.size()),
+            sample_cells_.get(), static_cast<int>(sample_cells_.size()), field_.get(),
+            sample_scale_, samples_.get(), slots_, step_counter_.get());
         mark("C^2 correction");
         add_lines(air_gather_, force, correction_scale_, force, static_cast<int32_t>(L.air_cells));
         mark("PML");
@@ -567,7 +602,6 @@ class ArdCuda final : public Solver, public Profiled {
         modes(force, cur, false);
         mark("inverse DCT y, x");
         inverse_dct(force, field_.get());
-        tick<<<1, 1, 0, stream_>>>(step_counter_.get());
         mark("end");
         ARDENT_CUDA_CHECK(cudaGetLastError());
     }
@@ -637,6 +671,7 @@ class ArdCuda final : public Solver, public Profiled {
     DeviceArray<int32_t> block_group_[kDctClasses][3];
     DeviceArray<int32_t> lines_, pml_air_, pml_profile_of_, ghost_offsets_, ghost_terms_;
     DeviceArray<Real> ghost_weights_;
+    int32_t ghost_terms_each_ = 0;  // every ghost's number of terms, if the same (1-3), or 0
     DeviceArray<Real> pml_air_values_;
     bool pml_reads_pml_ = false;  // a PML line reads another's cells (gather_values first)
     Gather air_gather_, pml_gather_;

@@ -71,6 +71,20 @@ __global__ void evaluate_ghosts(const int32_t* __restrict__ offsets,
     field[base + g] = v;
 }
 
+// The same where every ghost has K terms, stored term-major ([k][ghost]): no offsets to read.
+template <typename Real, int K>
+__global__ void evaluate_ghosts_uniform(const int32_t* __restrict__ terms,
+                                        const Real* __restrict__ weights, long long count,
+                                        Real* field, long long base) {
+    const long long g = thread_index();
+    if (g >= count) return;
+    Real v = 0;
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+        v += weights[k * count + g] * field[terms[k * count + g]];
+    field[base + g] = v;
+}
+
 // out[i] = field[cells[i]]: the air-side values PML lines read, taken before update_pml writes
 // the next level, since across a thin partition they may be another PML line's cells.
 template <typename Real>
@@ -96,27 +110,31 @@ __global__ void gather_terms(const int32_t* __restrict__ cells, const int32_t* _
     force[c] = s;
 }
 
-// The step counter lives on the device so that one captured graph serves every step.
+// The source and the sampling of a step, in one block, which then advances the step counter
+// (every thread has read it by the barrier): one launch instead of three. The source adds
+// samples[step] to its cell's forcing while step < source_count. Sample n is q + (dt^2/12) F at
+// its cell (F with the source), in slot n mod `slots` of the recording buffer. The step counter
+// lives on the device so that one captured graph serves every step.
 template <typename Real>
-__global__ void add_source(Real* force, int32_t cell, const Real* samples, unsigned long long count,
-                           const unsigned long long* step) {
+__global__ void source_and_sample(Real* force, int32_t source, const Real* samples,
+                                  unsigned long long source_count, const int32_t* cells, int count,
+                                  const Real* field, Real scale, Real* buffer, int slots,
+                                  unsigned long long* step) {
     const unsigned long long s = *step;
-    if (s < count) force[cell] += samples[s];
-}
-
-// Sample n is q + (dt^2/12) F at its cell; slot n mod `slots` of the recording buffer.
-template <typename Real>
-__global__ void sample_cells(const int32_t* cells, int count, const Real* field, const Real* force,
-                             Real scale, Real* buffer, int slots, const unsigned long long* step) {
-    const int i = static_cast<int>(thread_index());
-    if (i >= count) return;
-    const long long slot = static_cast<long long>(*step % static_cast<unsigned long long>(slots));
-    const int32_t c = cells[i];
-    buffer[slot * count + i] = field[c] + scale * force[c];
-}
-
-__global__ inline void tick(unsigned long long* step) {
-    ++*step;
+    const bool inject = s < source_count;
+    const Real add = inject ? samples[s] : Real(0);
+    const long long slot =
+        slots > 0 ? static_cast<long long>(s % static_cast<unsigned long long>(slots)) : 0;
+    for (int i = static_cast<int>(threadIdx.x); i < count; i += static_cast<int>(blockDim.x)) {
+        const int32_t c = cells[i];
+        const Real f = inject && c == source ? force[c] + add : force[c];
+        buffer[slot * count + i] = field[c] + scale * f;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        if (inject) force[source] += add;
+        ++*step;
+    }
 }
 
 // One thread per PML line: the new level goes into the field and the current one into `old`,
