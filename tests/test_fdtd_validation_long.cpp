@@ -16,28 +16,14 @@ TEST(FdtdValidationLong, RigidLShapedRoomThirdOctaveLevelsMatchArd) {
     s.ard_cells_per_metre = 10;  // f_max 1029 Hz: 2.9 M FDTD air cells
     s.duration = 0.5;
     s.rigid = true;
-    const auto fdtd = fdtd_validation::run_lroom(s, true);
-    const auto ard = fdtd_validation::run_lroom(s, false);
-    for (int r = 0; r < static_cast<int>(fdtd.receivers.size()); ++r) {
-        const auto c = fdtd_validation::compare_levels(fdtd, ard, 0.8 * s.f_max(), r);
-        fdtd_validation::print_levels(c, s, r);
-        EXPECT_GE(c.diff_db.size(), 12u);  // 50 to 630 Hz
-        EXPECT_LE(c.worst_db, 1.0) << "receiver " << r;
-    }
+    fdtd_validation::expect_lroom_levels_match(s, 12);  // 50 to 630 Hz
 }
 
 TEST(FdtdValidationLong, LShapedRoomWithItsMaterialsThirdOctaveLevelsMatchArd) {
     fdtd_validation::LRoomSetup s;
     s.ard_cells_per_metre = 10;  // f_max 1029 Hz
     s.duration = 1.0;
-    const auto fdtd = fdtd_validation::run_lroom(s, true);
-    const auto ard = fdtd_validation::run_lroom(s, false);
-    for (int r = 0; r < static_cast<int>(fdtd.receivers.size()); ++r) {
-        const auto c = fdtd_validation::compare_levels(fdtd, ard, 0.8 * s.f_max(), r);
-        fdtd_validation::print_levels(c, s, r);
-        EXPECT_GE(c.diff_db.size(), 12u);  // 50 to 630 Hz
-        EXPECT_LE(c.worst_db, 1.0) << "receiver " << r;
-    }
+    fdtd_validation::expect_lroom_levels_match(s, 12);  // 50 to 630 Hz
 }
 
 class FdtdLongEnergy : public ::testing::TestWithParam<Precision> {};

@@ -316,4 +316,17 @@ inline void print_levels(const LevelComparison& c, const LRoomSetup& s, int rece
     std::printf("; worst |difference| %.2f dB\n", c.worst_db);
 }
 
+// Both solvers on the L-shaped room of `s` (run_lroom with `threads`): every receiver's
+// third-octave levels below 0.8 f_max within 1 dB, in at least `min_bands` bands.
+inline void expect_lroom_levels_match(const LRoomSetup& s, size_t min_bands, int threads = 0) {
+    const SolverRun fdtd = run_lroom(s, true, threads);
+    const SolverRun ard = run_lroom(s, false, threads);
+    for (int r = 0; r < static_cast<int>(fdtd.receivers.size()); ++r) {
+        const LevelComparison c = compare_levels(fdtd, ard, 0.8 * s.f_max(), r);
+        print_levels(c, s, r);
+        EXPECT_GE(c.diff_db.size(), min_bands);
+        EXPECT_LE(c.worst_db, 1.0) << "receiver " << r;
+    }
+}
+
 }  // namespace ardent::test::fdtd_validation

@@ -12,6 +12,7 @@
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../checkpoint_io.h"
@@ -39,6 +40,14 @@ constexpr int kBlock = 256;
 
 unsigned blocks(long long n) {
     return blocks_for(n, kBlock);
+}
+
+// f(std::integral_constant<int, v>) when v is one of Values, else f(... 0): a kernel's
+// compile-time specialisations with a run-time fallback.
+template <int... Values, typename F>
+void with_constant(int v, F&& f) {
+    if (!((v == Values && (f(std::integral_constant<int, Values>{}), true)) || ...))
+        f(std::integral_constant<int, 0>{});
 }
 
 // Bytes the solver will allocate for a layout.
@@ -537,25 +546,15 @@ class ArdCuda final : public Solver, public Profiled {
         if (L.ghost_cells > 0) {
             const long long n = static_cast<long long>(L.ghost_cells);
             const long long base = static_cast<long long>(L.air_cells + L.pml_cells);
-            auto uniform = [&](auto kernel) {
-                kernel<<<blocks(n), kBlock, 0, stream_>>>(ghost_terms_.get(), ghost_weights_.get(),
-                                                          n, field_.get(), base);
-            };
-            switch (ghost_terms_each_) {
-                case 1:
-                    uniform(evaluate_ghosts_uniform<Real, 1>);
-                    break;
-                case 2:
-                    uniform(evaluate_ghosts_uniform<Real, 2>);
-                    break;
-                case 3:
-                    uniform(evaluate_ghosts_uniform<Real, 3>);
-                    break;
-                default:
+            with_constant<1, 2, 3>(ghost_terms_each_, [&](auto k) {
+                if constexpr (k.value > 0)
+                    evaluate_ghosts_uniform<Real, k.value><<<blocks(n), kBlock, 0, stream_>>>(
+                        ghost_terms_.get(), ghost_weights_.get(), n, field_.get(), base);
+                else
                     evaluate_ghosts<<<blocks(n), kBlock, 0, stream_>>>(
                         ghost_offsets_.get(), ghost_terms_.get(), ghost_weights_.get(), n,
                         field_.get(), base);
-            }
+            });
         }
         // `force` is zero here: the last inverse DCT pass leaves it so.
         add_lines(air_gather_, field_.get(), c2h2_, force);
@@ -574,27 +573,14 @@ class ArdCuda final : public Solver, public Profiled {
             if (pml_reads_pml_)
                 gather_values<<<blocks(n * kReach), kBlock, 0, stream_>>>(
                     pml_air_.get(), n * kReach, field_.get(), pml_air_values_.get());
-            auto launch = [&](auto kernel) {
-                kernel<<<blocks(n), kBlock, 0, stream_>>>(
+            // The default depth (10) and its neighbours in registers; others at run time.
+            with_constant<8, 10, 12>(L.pml_depth, [&](auto d) {
+                update_pml<Real, d.value><<<blocks(n), kBlock, 0, stream_>>>(
                     pml_reads_pml_ ? pml_air_values_.get() : nullptr,
                     pml_reads_pml_ ? nullptr : pml_air_.get(), n, L.pml_depth,
                     static_cast<long long>(L.air_cells), field_.get(), pml_old_.get(), psi_.get(),
                     pml_profiles_.get(), pml_profile_of_.get(), courant2_);
-            };
-            // The default depth (10) and its neighbours in registers; others at run time.
-            switch (L.pml_depth) {
-                case 8:
-                    launch(update_pml<Real, 8>);
-                    break;
-                case 10:
-                    launch(update_pml<Real, 10>);
-                    break;
-                case 12:
-                    launch(update_pml<Real, 12>);
-                    break;
-                default:
-                    launch(update_pml<Real, 0>);
-            }
+            });
         }
         mark("forward DCT x, y");
         forward_dct(force);
