@@ -50,7 +50,7 @@ Run run(int k, double duration, double ppw, bool fdtd, bool materials, int threa
     scene.simulation.points_per_wavelength = ppw;
     if (!materials)
         for (ardent::Material& m : scene.materials)
-            m.absorption.fill(0.0);
+            m.set_uniform(0.0);
     for (auto* list : {&scene.sources, &scene.receivers})
         for (ardent::Emitter& e : *list)
             e.position = {common_centre(e.position.x, k), common_centre(e.position.y, k),

@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
                 sc.simulation.max_frequency = std::atof(arg.c_str() + at + 1);
             if (set_alpha >= 0)
                 for (auto& m : sc.materials)
-                    m.absorption.fill(set_alpha);
+                    m.set_uniform(set_alpha);
             cases.push_back({arg, sc});
         }
     }

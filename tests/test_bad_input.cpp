@@ -273,16 +273,32 @@ TEST_F(BadInput, PointsPerWavelengthBelowTwo) {
         {"s.json: simulation.points_per_wavelength:", "at least 2", "1.5"});
 }
 
-TEST_F(BadInput, AbsorptionOutOfRangeAndMissingBand) {
+TEST_F(BadInput, AbsorptionOutOfRangeAndBandsThatAreNotFrequencies) {
     expect_scene_rejected(SceneText()
                               .set("materials", R"({"plaster": {"absorption": 1.5}})")
                               .set("surfaces", R"({"*": "plaster"})"),
                           2, {"s.json: materials.plaster.absorption:", "between 0 and 1", "1.5"});
     expect_scene_rejected(
         SceneText()
-            .set("materials", R"({"plaster": {"absorption": {"125": 0.1, "250": 0.1}}})")
+            .set("materials", R"({"plaster": {"absorption": {"125": 0.1, "loud": 0.1}}})")
             .set("surfaces", R"({"*": "plaster"})"),
-        2, {"s.json: materials.plaster.absorption:", "missing band \"500\""});
+        2, {"s.json: materials.plaster.absorption:", "band \"loud\" is not a frequency"});
+    for (const char* band : {"0", "5", "40000", "1e9", " 125", "nan", "125Hz"})
+        expect_scene_rejected(
+            SceneText()
+                .set("materials",
+                     std::string(R"({"plaster": {"absorption": {")") + band + R"(": 0.1}}})")
+                .set("surfaces", R"({"*": "plaster"})"),
+            2, {"s.json: materials.plaster.absorption:", "is not a frequency"});
+    expect_scene_rejected(
+        SceneText()
+            .set("materials", R"({"plaster": {"absorption": {"500": 0.1, "500.0": 0.2}}})")
+            .set("surfaces", R"({"*": "plaster"})"),
+        2, {"s.json: materials.plaster.absorption:", "given twice"});
+    expect_scene_rejected(SceneText()
+                              .set("materials", R"({"plaster": {"absorption": {"500": -0.1}}})")
+                              .set("surfaces", R"({"*": "plaster"})"),
+                          2, {"s.json: materials.plaster.absorption.500:", "between 0 and 1"});
 }
 
 // --- keys -------------------------------------------------------------------------------------

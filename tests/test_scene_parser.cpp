@@ -119,16 +119,21 @@ TEST(SceneParser, SingleAndPerBandAbsorption) {
     EXPECT_EQ(s.materials[1].name, "carpet");
     EXPECT_EQ(s.materials[2].name, "mirror");
     EXPECT_FALSE(s.materials[0].per_band);
-    for (double a : s.materials[0].absorption)
-        EXPECT_DOUBLE_EQ(a, 0.05);
+    for (double hz : {31.5, 125.0, 1000.0, 16000.0})
+        EXPECT_DOUBLE_EQ(s.materials[0].absorption_at(hz), 0.05);
     EXPECT_DOUBLE_EQ(s.materials[0].mean_absorption(), 0.05);
     EXPECT_TRUE(s.materials[1].per_band);
     const std::array<double, 6> carpet = {0.02, 0.06, 0.14, 0.37, 0.60, 0.65};
     for (size_t b = 0; b < carpet.size(); ++b)
-        EXPECT_DOUBLE_EQ(s.materials[1].absorption[b], carpet[b]) << kOctaveBandsHz[b] << " Hz";
+        EXPECT_DOUBLE_EQ(s.materials[1].absorption_at(kOctaveBandsHz[b]), carpet[b])
+            << kOctaveBandsHz[b] << " Hz";
+    // Between bands: linear in log frequency; beyond the ends: the end bands' values.
+    EXPECT_NEAR(s.materials[1].absorption_at(std::sqrt(125.0 * 250.0)), 0.04, 1e-12);
+    EXPECT_DOUBLE_EQ(s.materials[1].absorption_at(63), 0.02);
+    EXPECT_DOUBLE_EQ(s.materials[1].absorption_at(8000), 0.65);
     EXPECT_NEAR(s.materials[1].mean_absorption(), (0.02 + 0.06 + 0.14 + 0.37 + 0.60 + 0.65) / 6,
                 1e-12);
-    EXPECT_DOUBLE_EQ(s.materials[2].absorption[3], 0.0);
+    EXPECT_DOUBLE_EQ(s.materials[2].absorption_at(1000), 0.0);
     EXPECT_EQ(s.material_index("carpet"), 1);
     EXPECT_EQ(s.material_index("velvet"), -1);
 }

@@ -133,7 +133,7 @@ TEST(Voxelize, BoundaryCellsTakeTheNearestSurfaceMaterial) {
     Scene s = test::simple_scene({0.5, 0.5, 0.5}, 343.0 / (2.6 * h));
     Material carpet;
     carpet.name = "carpet";
-    carpet.absorption.fill(0.4);
+    carpet.set_uniform(0.4);
     s.materials.push_back(carpet);
     s.surfaces.insert(s.surfaces.begin(), {"floor", "carpet"});
     const Grid g = make_grid(m.bounds(), h, 2);

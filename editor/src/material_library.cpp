@@ -42,17 +42,18 @@ MaterialLibrary load_material_library(const fs::path& file) {
         try {
             lm.material.name = m.at("name").get<std::string>();
             lm.description = m.value("description", "");
+            std::vector<AbsorptionBand> bands;
             for (size_t b = 0; b < kOctaveBandsHz.size(); ++b) {
                 const double a =
                     m.at("absorption").at(std::to_string(kOctaveBandsHz[b])).get<double>();
                 if (!std::isfinite(a) || a < 0 || a > 1)
                     throw InputError(where + ": absorption must lie in [0, 1]");
-                lm.material.absorption[b] = a;
+                bands.push_back({static_cast<double>(kOctaveBandsHz[b]), a});
             }
+            lm.material.set_bands(bands);
         } catch (const nlohmann::json::exception& e) {
             throw InputError(where + ": " + e.what());
         }
-        lm.material.per_band = true;
         lib.materials.push_back(std::move(lm));
     }
     return lib;

@@ -169,7 +169,14 @@ void MaterialsPanel::show_material(const QString& text) {
     const QSignalBlocker block(material_);
     material_->setCurrentText(name);
     for (size_t b = 0; b < bands_.size(); ++b)
-        bands_[b]->setValue(s.materials[static_cast<size_t>(i)].absorption[b]);
+        bands_[b]->setValue(s.materials[static_cast<size_t>(i)].absorption_at(kOctaveBandsHz[b]));
+}
+
+std::vector<AbsorptionBand> MaterialsPanel::panel_bands() const {
+    std::vector<AbsorptionBand> bands;
+    for (size_t b = 0; b < bands_.size(); ++b)
+        bands.push_back({static_cast<double>(kOctaveBandsHz[b]), bands_[b]->value()});
+    return bands;
 }
 
 void MaterialsPanel::save_material() {
@@ -177,9 +184,7 @@ void MaterialsPanel::save_material() {
     const int i = s.material_index(to_std(material_->currentText()));
     if (i < 0) return;
     Material m = s.materials[static_cast<size_t>(i)];
-    for (size_t b = 0; b < bands_.size(); ++b)
-        m.absorption[b] = bands_[b]->value();
-    m.per_band = true;
+    m.set_bands(panel_bands());
     project_->set_material(m);
 }
 
@@ -195,9 +200,7 @@ void MaterialsPanel::new_material() {
     }
     Material m;
     m.name = to_std(name);
-    for (size_t b = 0; b < bands_.size(); ++b)
-        m.absorption[b] = bands_[b]->value();
-    m.per_band = true;
+    m.set_bands(panel_bands());
     project_->set_material(m);
     material_->setCurrentText(name);
 }

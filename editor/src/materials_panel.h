@@ -38,6 +38,7 @@ class MaterialsPanel : public QWidget {
     void rebuild();
     void show_material(const QString& name);
     void save_material();
+    std::vector<AbsorptionBand> panel_bands() const;  // the six octave fields, as bands
     void new_material();
 
     Project* project_;

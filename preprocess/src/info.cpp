@@ -1,7 +1,10 @@
 #include "ardent/preprocess/info.h"
 
 #include <cstdio>
+#include <numbers>
 #include <sstream>
+
+#include "ardent/preprocess/wall_admittance.h"
 
 namespace ardent {
 namespace {
@@ -17,6 +20,37 @@ nlohmann::ordered_json emitters(const std::vector<PlacedEmitter>& list) {
                        {"position", vec(e.position)},
                        {"cell", {e.cell[0], e.cell[1], e.cell[2]}},
                        {"cell_centre", vec(e.cell_centre)}});
+    return out;
+}
+
+// Each material's fitted wall (docs/materials.md): per band the random-incidence absorption asked
+// for and the fitted wall's, whether the band lies in the simulated range, and the admittance.
+nlohmann::ordered_json materials_json(const Scene& scene) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const WallFit& f : fit_walls(scene)) {
+        nlohmann::ordered_json bands = nlohmann::ordered_json::array();
+        for (const FittedBand& b : f.bands)
+            bands.push_back({{"centre_hz", b.hz},
+                             {"alpha", b.target},
+                             {"fitted_alpha", b.fitted},
+                             {"residual", b.residual()},
+                             {"in_range", b.judged}});
+        nlohmann::ordered_json branches = nlohmann::ordered_json::array();
+        for (const AdmittanceBranch& b : f.admittance.branches)
+            branches.push_back({{"conductance", b.conductance},
+                                {"mass_s", b.mass},
+                                {"stiffness_per_s", b.stiffness},
+                                {"resonance_hz", b.resonance() / (2 * std::numbers::pi)}});
+        out.push_back(
+            {{"name", f.material},
+             {"wall", f.open                 ? "open"
+                      : f.admittance.rigid() ? "rigid"
+                                             : "admittance"},
+             {"fit_range_hz", {f.lowest_hz, f.highest_hz}},
+             {"bands", bands},
+             {"admittance", {{"conductance", f.admittance.conductance}, {"branches", branches}}},
+             {"warnings", f.warnings}});
+    }
     return out;
 }
 
@@ -81,6 +115,7 @@ nlohmann::ordered_json info_json(const Preprocessed& p) {
                  {"odd_parity_rays", c.odd_rays[0] + c.odd_rays[1] + c.odd_rays[2]},
                  {"disputed_cells", c.disputed_cells},
                  {"uncovered_boundary_faces", p.air.uncovered_faces}};
+    j["materials"] = materials_json(p.scene);
     j["timings_s"] = {{"import", p.times.import_s},
                       {"voxelize", p.times.voxelize_s},
                       {"decompose", p.times.decompose_s}};
@@ -149,6 +184,27 @@ std::string info_text(const Preprocessed& p) {
         line("receiver         %s at (%.3f, %.3f, %.3f) -> cell centre (%.3f, %.3f, %.3f)",
              s.name.c_str(), s.position.x, s.position.y, s.position.z, s.cell_centre.x,
              s.cell_centre.y, s.cell_centre.z);
+    for (const auto& mat : j["materials"]) {
+        const std::string name = mat["name"].get<std::string>(),
+                          wall = mat["wall"].get<std::string>();
+        if (wall != "admittance") {
+            line("material         %s: %s", name.c_str(), wall.c_str());
+            continue;
+        }
+        std::string bands;
+        for (const auto& band : mat["bands"]) {
+            if (!band["in_range"].get<bool>()) continue;
+            char one[96];
+            std::snprintf(one, sizeof one, "%s%g Hz %.3f -> %.3f", bands.empty() ? "" : ", ",
+                          band["centre_hz"].get<double>(), band["alpha"].get<double>(),
+                          band["fitted_alpha"].get<double>());
+            bands += one;
+        }
+        line("material         %s: random-incidence alpha asked -> fitted: %s", name.c_str(),
+             bands.empty() ? "(no band in the simulated range)" : bands.c_str());
+        for (const auto& w : mat["warnings"])
+            line("  warning        %s: %s", name.c_str(), w.get<std::string>().c_str());
+    }
     line("timings          import %.2f s, voxelize %.2f s, decompose %.2f s", p.times.import_s,
          p.times.voxelize_s, p.times.decompose_s);
 #undef line

@@ -1,12 +1,45 @@
 #include "ardent/preprocess/scene.h"
 
+#include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace ardent {
 
+double Material::absorption_at(double hz) const {
+    if (absorption.size() == 1 || hz <= absorption.front().hz) return absorption.front().alpha;
+    if (hz >= absorption.back().hz) return absorption.back().alpha;
+    const auto hi = std::upper_bound(absorption.begin(), absorption.end(), hz,
+                                     [](double f, const AbsorptionBand& b) { return f < b.hz; });
+    const auto lo = hi - 1;
+    const double t = std::log(hz / lo->hz) / std::log(hi->hz / lo->hz);
+    return lo->alpha + t * (hi->alpha - lo->alpha);
+}
+
 double Material::mean_absorption() const {
-    return std::accumulate(absorption.begin(), absorption.end(), 0.0) /
-           static_cast<double>(absorption.size());
+    double sum = 0;
+    for (const AbsorptionBand& b : absorption)
+        sum += b.alpha;
+    return sum / static_cast<double>(absorption.size());
+}
+
+double Material::max_absorption() const {
+    double m = 0;
+    for (const AbsorptionBand& b : absorption)
+        m = std::max(m, b.alpha);
+    return m;
+}
+
+void Material::set_uniform(double alpha) {
+    absorption = {{0, alpha}};
+    per_band = false;
+}
+
+void Material::set_bands(const std::vector<AbsorptionBand>& bands) {
+    absorption = bands;
+    std::sort(absorption.begin(), absorption.end(),
+              [](const AbsorptionBand& a, const AbsorptionBand& b) { return a.hz < b.hz; });
+    per_band = true;
 }
 
 int Scene::material_index(const std::string& material_name) const {

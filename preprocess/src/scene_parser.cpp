@@ -232,6 +232,23 @@ void parse_geometry(const Json& g, const Reader& r, const std::filesystem::path&
     if (g.contains("up")) out.up = r.key("up").choice(g["up"], {"x", "y", "z"})[0];
 }
 
+// Band centres accepted in a material's absorption (Hz): the audible range.
+constexpr double kMinBandHz = 16, kMaxBandHz = 20000;
+
+// The frequency a band key names ("125", "31.5"), or NaN when it is not a plain number.
+double band_frequency(const std::string& key) {
+    if (key.empty() || key.size() > 16 || !std::isdigit(static_cast<unsigned char>(key[0])))
+        return std::nan("");
+    size_t used = 0;
+    double hz = std::nan("");
+    try {
+        hz = std::stod(key, &used);
+    } catch (const std::exception&) {
+        return std::nan("");
+    }
+    return used == key.size() && std::isfinite(hz) ? hz : std::nan("");
+}
+
 void parse_materials(const Json& m, const Reader& r, std::vector<Material>& out) {
     r.expect_object(m);
     for (const auto& [name, v] : m.items()) {
@@ -250,21 +267,27 @@ void parse_materials(const Json& m, const Reader& r, std::vector<Material>& out)
             return x;
         };
         if (a.is_object()) {
-            mat.per_band = true;
-            std::vector<std::string> bands;
-            for (int b : kOctaveBandsHz)
-                bands.push_back(std::to_string(b));
-            ra.check_keys(a, bands);
-            for (size_t b = 0; b < bands.size(); ++b) {
-                if (!a.contains(bands[b]))
-                    ra.fail("missing band \"" + bands[b] +
-                            "\" (give all of 125, 250, 500, 1000, 2000, 4000 or one number)");
-                mat.absorption[b] = check(ra.key(bands[b]), ra.key(bands[b]).number(a[bands[b]]));
+            if (a.empty()) ra.fail("expected at least one band (e.g. \"500\": 0.1) or one number");
+            std::vector<AbsorptionBand> bands;
+            for (const auto& [band, value] : a.items()) {
+                const double hz = band_frequency(band);
+                if (!(hz >= kMinBandHz && hz <= kMaxBandHz))
+                    ra.fail("band \"" + band + "\" is not a frequency in Hz between " +
+                            std::to_string(int(kMinBandHz)) + " and " +
+                            std::to_string(int(kMaxBandHz)) + " (e.g. \"125\", \"31.5\")");
+                for (const AbsorptionBand& b : bands)
+                    if (std::abs(b.hz - hz) < 1e-9 * hz)
+                        ra.fail("band \"" + band + "\" is given twice");
+                bands.push_back({hz, check(ra.key(band), ra.key(band).number(value))});
             }
+            mat.set_bands(bands);
         } else if (a.is_number()) {
-            mat.absorption.fill(check(ra, ra.number(a)));
+            mat.set_uniform(check(ra, ra.number(a)));
         } else {
-            ra.fail("expected a number or an object of octave bands, got " + describe(a));
+            ra.fail(
+                "expected a number or an object of bands (centre frequency in Hz: "
+                "coefficient), got " +
+                describe(a));
         }
         out.push_back(mat);
     }

@@ -18,6 +18,13 @@ json vec_json(Vec3 v) {
     return json::array({v.x, v.y, v.z});
 }
 
+// A band's key as a user would write it: "125", "31.5".
+std::string band_name(double hz) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.10g", hz);
+    return buf;
+}
+
 json emitters_json(const std::vector<Emitter>& list) {
     json a = json::array();
     for (const Emitter& e : list)
@@ -60,12 +67,12 @@ json scene_json(const Scene& scene, const fs::path& file) {
     json materials = json::object();
     for (const Material& m : scene.materials) {
         if (m.per_band) {
-            json bands;
-            for (size_t b = 0; b < kOctaveBandsHz.size(); ++b)
-                bands[std::to_string(kOctaveBandsHz[b])] = m.absorption[b];
+            json bands = json::object();
+            for (const AbsorptionBand& b : m.absorption)
+                bands[band_name(b.hz)] = b.alpha;
             materials[m.name] = {{"absorption", bands}};
         } else {
-            materials[m.name] = {{"absorption", m.absorption[0]}};
+            materials[m.name] = {{"absorption", m.absorption.front().alpha}};
         }
     }
     j["materials"] = materials;

@@ -36,8 +36,8 @@ double band_absorption(const Material& m, double f_max) {
     double sum = 0;
     int n = 0;
     for (size_t b = 0; b < kOctaveBandsHz.size() && kOctaveBandsHz[b] <= f_max; ++b, ++n)
-        sum += m.absorption[b];
-    return n ? sum / n : m.absorption[0];
+        sum += m.absorption_at(kOctaveBandsHz[b]);
+    return n ? sum / n : m.absorption_at(kOctaveBandsHz[0]);
 }
 
 double pml_sigma_max(double alpha, double c, double h, int depth) {

@@ -207,7 +207,7 @@ inline Scene lroom_scene(const LRoomSetup& s, bool fdtd) {
     scene.simulation.points_per_wavelength = fdtd ? 10.0 : 10.0 / 3.0;
     if (s.rigid)
         for (Material& m : scene.materials)
-            m.absorption.fill(0.0);
+            m.set_uniform(0.0);
     for (auto* list : {&scene.sources, &scene.receivers})
         for (Emitter& e : *list)
             e.position = {common_centre(e.position.x, s.ard_cells_per_metre),

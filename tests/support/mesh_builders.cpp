@@ -56,7 +56,7 @@ Scene simple_scene(Vec3 source, double max_frequency, double alpha) {
     s.name = "test";
     Material m;
     m.name = "wall";
-    m.absorption.fill(alpha);
+    m.set_uniform(alpha);
     s.materials.push_back(m);
     s.surfaces.push_back({"*", "wall"});
     s.sources.push_back({"S1", source});

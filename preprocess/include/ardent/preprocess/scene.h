@@ -14,16 +14,31 @@
 
 namespace ardent {
 
-// Octave-band centre frequencies (Hz) at which absorption may be given.
+// Octave-band centre frequencies (Hz) the editor and the bundled library show.
 inline constexpr std::array<int, 6> kOctaveBandsHz = {125, 250, 500, 1000, 2000, 4000};
+
+// One band of a material's absorption: its centre frequency and its random-incidence
+// (statistical, Sabine) coefficient.
+struct AbsorptionBand {
+    double hz = 0;
+    double alpha = 0;
+    bool operator==(const AbsorptionBand&) const = default;
+};
 
 struct Material {
     std::string name;
-    // Random-incidence absorption per octave band of kOctaveBandsHz; a single coefficient in the
-    // file fills every band.
-    std::array<double, kOctaveBandsHz.size()> absorption{};
+    // Random-incidence absorption: one coefficient (per_band false: a single entry, its hz unused)
+    // or bands at any centre frequencies (octaves 63-8000 Hz, third octaves, ...), ascending.
+    std::vector<AbsorptionBand> absorption{{0, 0}};
     bool per_band = false;  // written per band in the file (kept so saving round-trips)
-    double mean_absorption() const;
+
+    // The coefficient at frequency hz: interpolated linearly in log frequency between the given
+    // bands, and the end bands' values beyond them.
+    double absorption_at(double hz) const;
+    double mean_absorption() const;  // over the given bands
+    double max_absorption() const;
+    void set_uniform(double alpha);  // one coefficient for every frequency
+    void set_bands(const std::vector<AbsorptionBand>& bands);  // sorts them
 };
 
 struct SurfaceRule {

@@ -1,0 +1,394 @@
+#include "ardent/preprocess/wall_admittance.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numbers>
+
+namespace ardent {
+namespace {
+
+constexpr double kTwoPi = 2 * std::numbers::pi;
+// Candidate branches at every octave of the range: resonant ones of two widths, and low- and
+// high-pass ones (an inductor or a capacitor alone), so that rising, falling and peaked curves
+// all have a passive fit; the least-squares fit keeps a few.
+constexpr double kQualities[] = {0.7, 2.0};
+// Third-octave data (BRAS) change by a third of their value from one band to the next: resonant
+// branches at the bands and about a band wide (Q 4 for third octaves, 1.4 for octaves) follow them.
+constexpr double kNarrowQuality = 4.0;
+constexpr int kSamplesPerOctave = 12;
+constexpr double kCentreWeight = 10;  // a band centre against one sample between them
+
+// Solves the symmetric positive definite system g[set][set] z = h[set] by Cholesky; returns
+// false when it is singular.
+bool solve_on(const std::vector<std::vector<double>>& g, const std::vector<double>& h,
+              const std::vector<size_t>& set, std::vector<double>& z) {
+    const size_t m = set.size();
+    std::vector<std::vector<double>> c(m, std::vector<double>(m, 0.0));
+    for (size_t i = 0; i < m; ++i)
+        for (size_t j = 0; j <= i; ++j) {
+            double sum = g[set[i]][set[j]];
+            for (size_t k = 0; k < j; ++k)
+                sum -= c[i][k] * c[j][k];
+            if (i == j) {
+                if (sum <= 1e-14 * std::max(1.0, g[set[i]][set[i]])) return false;
+                c[i][i] = std::sqrt(sum);
+            } else {
+                c[i][j] = sum / c[j][j];
+            }
+        }
+    z.assign(m, 0.0);
+    for (size_t i = 0; i < m; ++i) {
+        double sum = h[set[i]];
+        for (size_t k = 0; k < i; ++k)
+            sum -= c[i][k] * z[k];
+        z[i] = sum / c[i][i];
+    }
+    for (size_t i = m; i-- > 0;) {
+        double sum = z[i];
+        for (size_t k = i + 1; k < m; ++k)
+            sum -= c[k][i] * z[k];
+        z[i] = sum / c[i][i];
+    }
+    return true;
+}
+
+// min sum_i w_i (A x - b)_i^2 over x >= 0: Lawson and Hanson's active-set method on the normal
+// equations (a few dozen unknowns).
+std::vector<double> nonnegative_least_squares(const std::vector<std::vector<double>>& a,
+                                              const std::vector<double>& b,
+                                              const std::vector<double>& w) {
+    const size_t n = a.empty() ? 0 : a[0].size();
+    std::vector<std::vector<double>> g(n, std::vector<double>(n, 0.0));
+    std::vector<double> h(n, 0.0), x(n, 0.0), z;
+    for (size_t i = 0; i < a.size(); ++i)
+        for (size_t j = 0; j < n; ++j) {
+            h[j] += w[i] * a[i][j] * b[i];
+            for (size_t k = 0; k < n; ++k)
+                g[j][k] += w[i] * a[i][j] * a[i][k];
+        }
+    std::vector<bool> passive(n, false);
+    std::vector<bool> excluded(n, false);  // columns that made the system singular
+    for (size_t outer = 0; outer < 3 * n; ++outer) {
+        // The most promising column not yet free: the largest negative gradient.
+        size_t best = n;
+        double best_grad = 1e-15;
+        for (size_t j = 0; j < n; ++j) {
+            if (passive[j] || excluded[j]) continue;
+            double grad = h[j];
+            for (size_t k = 0; k < n; ++k)
+                grad -= g[j][k] * x[k];
+            if (grad > best_grad) best_grad = grad, best = j;
+        }
+        if (best == n) break;
+        passive[best] = true;
+        for (int inner = 0; inner < 100; ++inner) {
+            std::vector<size_t> set;
+            for (size_t j = 0; j < n; ++j)
+                if (passive[j]) set.push_back(j);
+            if (!solve_on(g, h, set, z)) {
+                passive[best] = false;
+                excluded[best] = true;
+                break;
+            }
+            bool feasible = true;
+            for (double v : z)
+                feasible = feasible && v > 0;
+            if (feasible) {
+                std::fill(x.begin(), x.end(), 0.0);
+                for (size_t i = 0; i < set.size(); ++i)
+                    x[set[i]] = z[i];
+                break;
+            }
+            // Step towards z until the first free unknown reaches zero; drop those at zero.
+            double t = 1;
+            for (size_t i = 0; i < set.size(); ++i)
+                if (z[i] <= 0) t = std::min(t, x[set[i]] / (x[set[i]] - z[i]));
+            for (size_t i = 0; i < set.size(); ++i) {
+                x[set[i]] += t * (z[i] - x[set[i]]);
+                if (x[set[i]] <= 1e-15) x[set[i]] = 0, passive[set[i]] = false;
+            }
+        }
+    }
+    return x;
+}
+
+std::string format_hz(double hz) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.10g Hz", hz);
+    return buf;
+}
+
+}  // namespace
+
+double AdmittanceBranch::resonance() const {
+    return mass > 0 && stiffness > 0 ? std::sqrt(stiffness / mass) : 0;
+}
+
+std::complex<double> branch_shape(const AdmittanceBranch& b, double omega) {
+    return 1.0 / std::complex<double>(1.0, omega * b.mass - b.stiffness / omega);
+}
+
+std::complex<double> WallAdmittance::at(double omega) const {
+    std::complex<double> y = conductance;
+    for (const AdmittanceBranch& b : branches)
+        y += b.conductance * branch_shape(b, omega);
+    return y;
+}
+
+std::complex<double> plane_wave_reflection(std::complex<double> beta, double cos_theta) {
+    return (cos_theta - beta) / (cos_theta + beta);
+}
+
+double normal_absorption(std::complex<double> beta) {
+    return 1 - std::norm(plane_wave_reflection(beta, 1.0));
+}
+
+double paris_absorption(std::complex<double> beta) {
+    // 1 - |R|^2 = 4 u a / |u + beta|^2 with u = cos theta, a = Re beta, and sin 2 theta d theta
+    // = 2 u du: alpha = 8 a integral_0^1 u^2 / ((u + a)^2 + b^2) du, integrated in closed form.
+    const double a = beta.real(), b = beta.imag();
+    if (a <= 0) return 0;
+    const double log_term = a * std::log(((1 + a) * (1 + a) + b * b) / (a * a + b * b));
+    // (b^2 - a^2) / b (atan((1 + a) / b) - atan(a / b)), written so that b -> 0 is exact.
+    const double denom = b * b + a + a * a;
+    const double t = b / denom;
+    const double atan_over_t = std::abs(t) < 1e-8 ? 1 - t * t / 3 : std::atan(t) / t;
+    const double atan_term = (b * b - a * a) * atan_over_t / denom;
+    return 8 * a * (1 - log_term - atan_term);
+}
+
+namespace {
+
+// The real admittance at which Paris' absorption peaks (about 0.64), by golden-section search.
+double peak_admittance() {
+    static const double peak = [] {
+        double lo = 0.05, hi = 3.0;
+        const double r = (std::sqrt(5.0) - 1) / 2;
+        for (int i = 0; i < 200; ++i) {
+            const double m1 = hi - r * (hi - lo), m2 = lo + r * (hi - lo);
+            if (paris_absorption(m1) < paris_absorption(m2))
+                lo = m1;
+            else
+                hi = m2;
+        }
+        return 0.5 * (lo + hi);
+    }();
+    return peak;
+}
+
+}  // namespace
+
+double max_paris_absorption() {
+    return paris_absorption(peak_admittance());
+}
+
+double real_admittance_for(double alpha) {
+    if (alpha <= 0) return 0;
+    double lo = 0, hi = peak_admittance();
+    if (alpha >= paris_absorption(hi)) return hi;
+    for (int i = 0; i < 100; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (paris_absorption(mid) < alpha ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+bool FittedBand::within_tolerance() const {
+    return std::abs(residual()) <= std::max(0.02, 0.1 * target) + 1e-12;
+}
+
+namespace {
+
+struct Samples {
+    std::vector<double> freq, target, weight;
+};
+
+// The passive admittance over the candidates in use (and a constant conductance) whose Paris
+// absorption best matches the targets: the real part is fitted by non-negative least squares to
+// the real admittance of each target, then the targets are corrected for what the branches'
+// reactance does to the absorption, until the absorption itself matches. Writes each candidate's
+// fitted conductance into `candidates` (0 when unused).
+WallAdmittance fit_candidates(std::vector<AdmittanceBranch>& candidates,
+                              const std::vector<bool>& use, const Samples& s) {
+    std::vector<size_t> columns;
+    for (size_t k = 0; k < candidates.size(); ++k)
+        if (use[k]) columns.push_back(k);
+    const size_t n = columns.size() + 1;  // unknown 0: the constant conductance
+    const size_t rows = s.freq.size();
+    std::vector<std::vector<std::complex<double>>> shape(rows,
+                                                         std::vector<std::complex<double>>(n));
+    std::vector<std::vector<double>> real_shape(rows, std::vector<double>(n));
+    for (size_t i = 0; i < rows; ++i) {
+        shape[i][0] = 1.0;
+        for (size_t c = 0; c < columns.size(); ++c)
+            shape[i][c + 1] = branch_shape(candidates[columns[c]], kTwoPi * s.freq[i]);
+        for (size_t k = 0; k < n; ++k)
+            real_shape[i][k] = shape[i][k].real();
+    }
+    std::vector<double> goal(rows);
+    for (size_t i = 0; i < rows; ++i)
+        goal[i] = real_admittance_for(s.target[i]);
+    std::vector<double> x;
+    for (int iteration = 0; iteration < 30; ++iteration) {
+        x = nonnegative_least_squares(real_shape, goal, s.weight);
+        for (size_t i = 0; i < rows; ++i) {
+            std::complex<double> y = 0;
+            for (size_t k = 0; k < n; ++k)
+                y += x[k] * shape[i][k];
+            const double got = paris_absorption(y);
+            // Beyond the peak admittance more conductance absorbs less: never aim past it.
+            if (got > 0 && s.target[i] > 0)
+                goal[i] =
+                    std::min(goal[i] * std::clamp(s.target[i] / got, 0.8, 1.25), peak_admittance());
+        }
+    }
+    WallAdmittance out;
+    out.conductance = x[0];
+    for (AdmittanceBranch& b : candidates)
+        b.conductance = 0;
+    for (size_t c = 0; c < columns.size(); ++c) {
+        candidates[columns[c]].conductance = x[c + 1];
+        if (x[c + 1] > 0) out.branches.push_back(candidates[columns[c]]);
+    }
+    return out;
+}
+
+}  // namespace
+
+WallFit fit_wall(const Material& m, double max_frequency) {
+    WallFit fit;
+    fit.material = m.name;
+    fit.lowest_hz = 0.05 * max_frequency;
+    fit.highest_hz = max_frequency;
+
+    std::vector<double> centres;
+    if (m.per_band) {
+        for (const AbsorptionBand& b : m.absorption)
+            centres.push_back(b.hz);
+    } else {
+        for (double hz = 62.5; hz <= 8000; hz *= 2)
+            centres.push_back(hz == 62.5 ? 63 : hz);
+    }
+    for (double hz : centres)
+        fit.bands.push_back(
+            {hz, m.absorption_at(hz), 0,
+             hz >= fit.lowest_hz * (1 - 1e-9) && hz <= fit.highest_hz * (1 + 1e-9)});
+
+    bool all_open = true;
+    for (const AbsorptionBand& b : m.absorption)
+        all_open = all_open && b.alpha >= 1;
+    fit.open = all_open;
+    if (all_open || m.max_absorption() <= 0) {
+        for (FittedBand& b : fit.bands)
+            b.fitted = all_open ? 1 : 0;
+        return fit;
+    }
+
+    const double cap = max_paris_absorption();
+    // Sample frequencies over the range and an octave either side, so the curve stays smooth at
+    // the range's ends; the range itself weighs more.
+    std::vector<double> freq, target, weight;
+    for (double f = fit.lowest_hz / 2; f <= fit.highest_hz * 2 * (1 + 1e-9);
+         f *= std::exp2(1.0 / kSamplesPerOctave)) {
+        freq.push_back(f);
+        target.push_back(std::min(m.absorption_at(f), cap - 1e-4));
+        const bool inside = f >= fit.lowest_hz * (1 - 1e-9) && f <= fit.highest_hz * (1 + 1e-9);
+        // Relative error in the admittance: a decay time goes as 1 / alpha, so 0.005 matters as
+        // much on a wall of 0.05 as 0.05 on one of 0.5.
+        const double scale = std::max(real_admittance_for(target.back()), 2e-4);
+        weight.push_back((inside ? 1.0 : 0.1) / (scale * scale));
+    }
+    // The given bands' centres themselves, where the fit is judged, weigh most.
+    for (const FittedBand& b : fit.bands) {
+        if (!b.judged) continue;
+        freq.push_back(b.hz);
+        target.push_back(std::min(b.target, cap - 1e-4));
+        const double scale = std::max(real_admittance_for(target.back()), 2e-4);
+        weight.push_back(kCentreWeight / (scale * scale));
+    }
+    // Candidate branches an octave apart over the sampled range.
+    std::vector<AdmittanceBranch> candidates;
+    for (double f = fit.lowest_hz / 2; f <= fit.highest_hz * 2 * (1 + 1e-9); f *= 2) {
+        const double w = kTwoPi * f;
+        for (double q : kQualities)
+            candidates.push_back({1.0, q / w, q * w});
+        candidates.push_back({1.0, 1 / w, 0});  // low-pass (R-L)
+        candidates.push_back({1.0, 0, w});      // high-pass (R-C)
+    }
+    // Resonances at the given bands themselves, as wide as the bands are apart, so that a curve
+    // that changes direction from one band to the next can be followed.
+    if (m.per_band)
+        for (size_t i = 0; i < m.absorption.size(); ++i) {
+            const double hz = m.absorption[i].hz;
+            if (hz < fit.lowest_hz / 2 || hz > fit.highest_hz * 2) continue;
+            double spacing = 1;  // octaves to the nearest given band
+            if (i > 0) spacing = std::min(spacing, std::log2(hz / m.absorption[i - 1].hz));
+            if (i + 1 < m.absorption.size())
+                spacing = std::min(spacing, std::log2(m.absorption[i + 1].hz / hz));
+            const double q = kNarrowQuality * std::clamp(1 / (3 * spacing), 0.35, 1.0);
+            const double w = kTwoPi * hz;
+            candidates.push_back({1.0, q / w, q * w});
+        }
+
+    const Samples samples{freq, target, weight};
+    std::vector<bool> use(candidates.size(), true);
+    WallAdmittance best = fit_candidates(candidates, use, samples);
+    // Fewer branches cost less per wall cell and step: drop the weakest while every band in range
+    // stays within 0.003 absolute or 3 % relative, far inside the tolerance (a room's decay time
+    // goes as 1 / alpha, so 0.02 on a wall of 0.02 would halve it).
+    auto worst = [&](const WallAdmittance& y) {
+        double w = 0;
+        for (const FittedBand& b : fit.bands) {
+            if (!b.judged || b.target > cap) continue;
+            const double got = paris_absorption(y.at(kTwoPi * b.hz));
+            w = std::max(w, std::abs(got - b.target) / std::max(0.003, 0.03 * b.target));
+        }
+        return w;
+    };
+    const double start = worst(best);
+    for (;;) {
+        // The weakest branch still in use (by its conductance).
+        size_t weakest = candidates.size();
+        for (size_t k = 0; k < candidates.size(); ++k)
+            if (use[k] && (weakest == candidates.size() ||
+                           candidates[k].conductance < candidates[weakest].conductance))
+                weakest = k;
+        if (weakest == candidates.size()) break;
+        use[weakest] = false;
+        const WallAdmittance trial = fit_candidates(candidates, use, samples);
+        if (worst(trial) > std::max(1.0, start)) {
+            use[weakest] = true;
+            break;
+        }
+        best = trial;
+    }
+    fit.admittance = best;
+
+    for (FittedBand& b : fit.bands) {
+        b.fitted = paris_absorption(fit.admittance.at(kTwoPi * b.hz));
+        if (!b.judged) continue;
+        char msg[200];
+        if (b.target > cap) {
+            std::snprintf(msg, sizeof msg,
+                          "absorption %.3g at %s is more than a locally reacting wall absorbs at "
+                          "random incidence (%.3f); fitted as %.3f",
+                          b.target, format_hz(b.hz).c_str(), cap, b.fitted);
+            fit.warnings.push_back(msg);
+        } else if (!b.within_tolerance()) {
+            std::snprintf(msg, sizeof msg, "the fitted wall absorbs %.3f at %s, asked %.3f",
+                          b.fitted, format_hz(b.hz).c_str(), b.target);
+            fit.warnings.push_back(msg);
+        }
+    }
+    return fit;
+}
+
+std::vector<WallFit> fit_walls(const Scene& scene) {
+    std::vector<WallFit> out;
+    for (const Material& m : scene.materials)
+        out.push_back(fit_wall(m, scene.simulation.max_frequency));
+    return out;
+}
+
+}  // namespace ardent
