@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "ardent/preprocess/estimate.h"
+#include "ardent/preprocess/wall_admittance.h"
 
 namespace ardent::ard {
 namespace {
@@ -30,14 +31,6 @@ int fold(int m, int n) {
 int32_t Layout::flat(Index3 cell) const {
     if (!grid.contains(cell)) return -1;
     return cell_index[grid.index(cell)];
-}
-
-double band_absorption(const Material& m, double f_max) {
-    double sum = 0;
-    int n = 0;
-    for (size_t b = 0; b < kOctaveBandsHz.size() && kOctaveBandsHz[b] <= f_max; ++b, ++n)
-        sum += m.absorption_at(kOctaveBandsHz[b]);
-    return n ? sum / n : m.absorption_at(kOctaveBandsHz[0]);
 }
 
 double pml_sigma_max(double alpha, double c, double h, int depth) {
@@ -129,8 +122,9 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
     std::vector<double> reflection(pml_faces.size()), transmission(pml_faces.size());
     const double f_max = p.scene.simulation.max_frequency;
     for (size_t i = 0; i < pml_faces.size(); ++i) {
-        const double alpha = band_absorption(p.scene.materials[pml_faces[i].slab->material], f_max);
-        reflection[i] = std::sqrt(std::clamp(1.0 - alpha, 0.0, 1.0));
+        const double beta =
+            range_mean_admittance(p.scene.materials[pml_faces[i].slab->material], f_max);
+        reflection[i] = std::clamp((1 - beta) / (1 + beta), 0.0, 1.0);
         transmission[i] = std::sqrt(1.0 - reflection[i] * reflection[i]);
     }
     auto pml_cell = [&](size_t line, int depth) {

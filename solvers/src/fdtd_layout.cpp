@@ -4,7 +4,7 @@
 #include <string>
 
 #include "ardent/preprocess/errors.h"
-#include "ardent/solvers/ard_layout.h"
+#include "ardent/preprocess/wall_admittance.h"
 
 namespace ardent::fdtd {
 
@@ -22,10 +22,10 @@ FdtdLayout build_fdtd_layout(const Preprocessed& p, size_t source, bool listener
 
     const long sy = g.dims[0], sz = static_cast<long>(g.dims[0]) * g.dims[1];
     const long offsets[6] = {-1, 1, -sy, sy, -sz, sz};
-    // One admittance per material (the band mean of its absorption, as ARD's PML uses).
+    // One admittance per material, as ARD's walls use (range_mean_admittance).
     std::vector<double> beta(p.scene.materials.size());
     for (size_t m = 0; m < beta.size(); ++m)
-        beta[m] = wall_admittance(std::min(1.0, ard::band_absorption(p.scene.materials[m], f_max)));
+        beta[m] = range_mean_admittance(p.scene.materials[m], f_max);
     for (int k = 0; k < g.dims[2]; ++k)
         for (int j = 0; j < g.dims[1]; ++j)
             for (int i = 0; i < g.dims[0]; ++i) {

@@ -19,6 +19,7 @@
 
 #include "ardent/preprocess/preprocess.h"
 #include "ardent/preprocess/scene_parser.h"
+#include "ardent/preprocess/wall_admittance.h"
 #include "ardent/solvers/solver.h"
 #include "image_source.h"
 #include "signal_tools.h"
@@ -406,9 +407,11 @@ inline ReflectionResult duct_reflection(Duct d, bool interface_only, const std::
 
 // ---------------------------------------------------------------------------------------------
 // Decay of an axial mode between a rigid wall_x0 and an absorbing wall_x1: a standing wave that
-// loses 1 - alpha of its energy at every reflection from wall_x1, i.e. 10 log10(1 - alpha) dB per
-// round trip 2 L / c. A wall that returns its reflection late (a layer tuned to the reflection
-// instead of a reflecting face, docs/ard.md) stretches the round trip and slows the decay.
+// keeps |R|^2 of its energy at every reflection from wall_x1, i.e. 10 log10 |R|^2 dB per round
+// trip 2 L / c, with R the normal-incidence reflection of the wall fitted to the random-incidence
+// alpha (normal_incidence_reflection). A wall that returns its reflection late (a layer tuned to
+// the reflection instead of a reflecting face, docs/ard.md) stretches the round trip and slows the
+// decay.
 
 struct ModeDecayResult {
     double measured_db_per_s = 0, expected_db_per_s = 0;
@@ -417,6 +420,15 @@ struct ModeDecayResult {
 
 // Starts from the mode cos(pi m (i + 1/2) / nx) at rest, records it at the rigid end and fits a
 // line to the peak level of each period after the first, over its first 30 dB.
+// The normal-incidence reflection of the wall every solver builds for a material of
+// random-incidence absorption alpha: (1 - beta) / (1 + beta), beta = real_admittance_for(alpha)
+// (wall_admittance.h). About sqrt(1 - alpha / 2) for small alpha: half the normal-incidence loss
+// of the walls before the random-incidence fit.
+inline double normal_incidence_reflection(double alpha) {
+    const double beta = real_admittance_for(alpha);
+    return (1 - beta) / (1 + beta);
+}
+
 inline ModeDecayResult axial_mode_decay(Index3 cells, int m, double alpha, int periods) {
     BoxSpec b;
     b.cells = cells;
@@ -464,7 +476,8 @@ inline ModeDecayResult axial_mode_decay(Index3 cells, int m, double alpha, int p
     }
     ModeDecayResult r;
     r.measured_db_per_s = num / den;
-    r.expected_db_per_s = 10 * std::log10(1 - alpha) * kSpeed / (2 * length);
+    const double reflection = normal_incidence_reflection(alpha);
+    r.expected_db_per_s = 20 * std::log10(reflection) * kSpeed / (2 * length);
     r.partitions = p.decomposition.partitions.size();
     std::printf(
         "[ measured ] axial mode %d of a %dx%dx%d box (%zu partitions), wall_x1 alpha %.2f: "

@@ -70,6 +70,12 @@ struct WallFit {
     double lowest_hz = 0, highest_hz = 0;  // the range the fit is judged on
 };
 
+// The one real admittance the solvers give material `m` today (docs/materials.md, "What the
+// solvers use"): the one whose random-incidence absorption is the material's mean over the
+// simulated range [0.05 f_max, f_max] (log-spaced). Absorption 1 everywhere gives 1, the fully
+// absorbing (open) boundary at normal incidence.
+double range_mean_admittance(const Material& m, double max_frequency);
+
 // Fits the wall of material `m` for a simulation up to max_frequency.
 WallFit fit_wall(const Material& m, double max_frequency);
 std::vector<WallFit> fit_walls(const Scene& scene);

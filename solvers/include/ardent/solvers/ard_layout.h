@@ -91,7 +91,7 @@ struct LineBatch {
 struct PmlLine {
     int32_t air[kReach];  // what the line sees 1, 2, ... cells beyond its face (cell or ghost)
     int32_t material;
-    double reflection;  // R at the face, from the material's band absorption
+    double reflection;  // R at the face: (1 - beta) / (1 + beta), range_mean_admittance()
     double sigma_max;   // 1/s, at the rigid back of the layer
 };
 
@@ -126,10 +126,6 @@ struct Layout {
     std::vector<int32_t> cell_index;  // per grid cell: flat index or -1 (kept for lookups)
     Grid grid;
 };
-
-// Absorption a material is simulated with: the mean of its octave bands whose centres lie at or
-// below f_max (at least the lowest band), since the PML is frequency-independent.
-double band_absorption(const Material& m, double f_max);
 
 // sigma_max of a graded PML of `depth` cells (profile (x/L)^2) whose ideal round-trip reflection
 // exp(-2 integral(sigma) / c) is sqrt(1 - alpha); alpha = 1 is capped at -60 dB (a stronger

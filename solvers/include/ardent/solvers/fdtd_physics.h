@@ -8,8 +8,8 @@
 //   (1 + lambda B / 2) p_next = 2 p - (1 - lambda B / 2) p_prev + lambda^2 (sum - K p),
 // sum over the air neighbours and B the sum of beta over the cell's wall faces, which is the
 // face/edge/corner scheme of Kowalczyk and van Walstijn (2008) and Webb (2010, 6.1)
-// written for K and B directly. beta = (1 - R) / (1 + R) with R = sqrt(1 - alpha): the wall
-// reflects a normally incident plane wave by R.
+// written for K and B directly. beta is the wall's normalised admittance, fitted so that its
+// random-incidence absorption is the material's (wall_admittance.h).
 #pragma once
 
 #include <cmath>
@@ -20,12 +20,6 @@ namespace ardent::fdtd {
 
 // Courant number c dt / h: the 3-D stability limit of the 7-point scheme.
 inline constexpr double kCourant = 0.57735026918962576;  // 1 / sqrt(3)
-
-// Normal-incidence admittance of a wall of absorption alpha.
-inline double wall_admittance(double alpha) {
-    const double r = std::sqrt(1.0 - alpha);
-    return (1.0 - r) / (1.0 + r);
-}
 
 // Both updates are written around the discrete Laplacian, 2 p - p_prev + lambda^2 (sum - K p),
 // not with the folded coefficients (2 - K lambda^2): a uniform field then gives sum - K p = 0 up
