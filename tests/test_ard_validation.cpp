@@ -159,8 +159,8 @@ TEST_P(WallAbsorption, NormalIncidenceReflectionIsTheFittedWalls) {
     const auto r =
         duct_reflection(d, false, name, "absorbing wall, alpha " + std::to_string(alpha));
     const double want = normal_incidence_reflection(alpha);
-    std::printf("[ measured ] alpha %.1f: |R| %.4f, fitted wall's %.4f, difference %+.4f\n",
-                alpha, r.in_band, want, r.in_band - want);
+    std::printf("[ measured ] alpha %.1f: |R| %.4f, fitted wall's %.4f, difference %+.4f\n", alpha,
+                r.in_band, want, r.in_band - want);
     EXPECT_NEAR(r.in_band, want, 0.05);
 }
 
