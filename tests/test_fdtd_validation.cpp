@@ -153,8 +153,9 @@ TEST(FdtdValidation, LShapedRoomWithItsMaterialsThirdOctaveLevelsMatchArd) {
     // impedance of the same admittance (docs/ard.md, "Walls"). CI size: f_max 514.5 Hz, 0.25 s,
     // as the rigid test. Measured on 2026-11-25: over 0.5 s the two differ by up to 1.84 dB at
     // 315 Hz in the rigid room and 1.40 dB with the random-incidence walls (0.82 dB over 0.25 s,
-    // 1.47 dB over 1 s), growing with the IR's length as ARD's thin-partition error does (open
-    // issue on exact IRs); the walls fitted at normal incidence absorbed twice too much and hid it.
+    // 1.47 dB over 1 s), growing with the IR's length as in the rigid room (docs/fdtd.md: FDTD's
+    // dispersion moves modes by about 1 / T; ARD's thin-partition error also grows with time);
+    // the walls fitted at normal incidence absorbed about twice too much and damped it away.
     fdtd_validation::LRoomSetup s;
     s.ard_cells_per_metre = 5;
     s.duration = 0.25;
