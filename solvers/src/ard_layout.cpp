@@ -119,12 +119,16 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
             }
 
     // Per PML line, its wall's reflection R at the face and the transmission sqrt(1 - R^2).
-    std::vector<double> reflection(pml_faces.size()), transmission(pml_faces.size());
-    const double f_max = p.scene.simulation.max_frequency;
-    for (size_t i = 0; i < pml_faces.size(); ++i) {
+    // The admittance is fitted once per material (a root search), not per face.
+    std::vector<double> material_reflection(p.scene.materials.size());
+    for (size_t m = 0; m < material_reflection.size(); ++m) {
         const double beta =
-            range_mean_admittance(p.scene.materials[pml_faces[i].slab->material], f_max);
-        reflection[i] = std::clamp((1 - beta) / (1 + beta), 0.0, 1.0);
+            range_mean_admittance(p.scene.materials[m], p.scene.simulation.max_frequency);
+        material_reflection[m] = std::clamp((1 - beta) / (1 + beta), 0.0, 1.0);
+    }
+    std::vector<double> reflection(pml_faces.size()), transmission(pml_faces.size());
+    for (size_t i = 0; i < pml_faces.size(); ++i) {
+        reflection[i] = material_reflection[static_cast<size_t>(pml_faces[i].slab->material)];
         transmission[i] = std::sqrt(1.0 - reflection[i] * reflection[i]);
     }
     auto pml_cell = [&](size_t line, int depth) {

@@ -418,8 +418,6 @@ struct ModeDecayResult {
     size_t partitions = 0;
 };
 
-// Starts from the mode cos(pi m (i + 1/2) / nx) at rest, records it at the rigid end and fits a
-// line to the peak level of each period after the first, over its first 30 dB.
 // The normal-incidence reflection of the wall every solver builds for a material of
 // random-incidence absorption alpha: (1 - beta) / (1 + beta), beta = real_admittance_for(alpha)
 // (wall_admittance.h). About sqrt(1 - alpha / 2) for small alpha: half the normal-incidence loss
@@ -429,6 +427,8 @@ inline double normal_incidence_reflection(double alpha) {
     return (1 - beta) / (1 + beta);
 }
 
+// Starts from the mode cos(pi m (i + 1/2) / nx) at rest, records it at the rigid end and fits a
+// line to the peak level of each period after the first, over its first 30 dB.
 inline ModeDecayResult axial_mode_decay(Index3 cells, int m, double alpha, int periods) {
     BoxSpec b;
     b.cells = cells;

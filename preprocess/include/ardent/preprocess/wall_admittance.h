@@ -3,8 +3,8 @@
 // a surface admittance beta (normalised by 1 / (rho c)) built from a conductance and series R-L-C
 // branches in parallel, each passive by construction, so that Paris' integral of the oblique
 // reflection R(theta) = (cos theta - beta) / (cos theta + beta) over a diffuse field matches the
-// given coefficient in every band of the simulated range. Every solver backend realises the same
-// fitted admittance (solvers/wall_physics.h); `ardent info` reports the fit (docs/materials.md).
+// given coefficient in every band of the simulated range. `ardent info` reports the fit; the
+// solvers take range_mean_admittance() until they step the branches in time (docs/materials.md).
 #pragma once
 
 #include <complex>
@@ -19,11 +19,10 @@ namespace ardent {
 // L = m / g and 1 / C = k / g. m = 0 drops the inductor, k = 0 the capacitor; all of g, m and k
 // non-negative keeps it passive (its real part is never negative).
 struct AdmittanceBranch {
-    double conductance = 0;  // g: the peak conductance
-    double mass = 0;         // m, seconds (inductance times g)
-    double stiffness = 0;    // k, 1 / seconds (elastance times g)
-    // Resonance (rad/s) and quality factor when both are present.
-    double resonance() const;
+    double conductance = 0;    // g: the peak conductance
+    double mass = 0;           // m, seconds (inductance times g)
+    double stiffness = 0;      // k, 1 / seconds (elastance times g)
+    double resonance() const;  // rad/s when both m and k are present, else 0
 };
 
 struct WallAdmittance {
@@ -65,8 +64,8 @@ struct WallFit {
     std::string material;
     bool open = false;  // absorption 1 in every band: an open boundary (the absorbing layer)
     WallAdmittance admittance;
-    std::vector<FittedBand> bands;      // the material's bands (one at 500 Hz for one coefficient)
-    std::vector<std::string> warnings;  // unreachable coefficients, bands the fit misses
+    std::vector<FittedBand> bands;  // the material's bands (octaves 63-8000 Hz for one coefficient)
+    std::vector<std::string> warnings;     // unreachable coefficients, bands the fit misses
     double lowest_hz = 0, highest_hz = 0;  // the range the fit is judged on
 };
 
