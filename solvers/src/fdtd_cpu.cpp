@@ -32,7 +32,15 @@ class FdtdCpu final : public Solver {
         boundary_ = L.boundary;
         for (const BoundaryCoefficients& b : L.coefficients)
             coef_.push_back({static_cast<Real>(b.air_neighbours), static_cast<Real>(b.gain),
-                             static_cast<Real>(b.loss)});
+                             static_cast<Real>(b.loss), b.terms_begin, b.terms_end});
+        lambda_ = static_cast<Real>(L.lambda);
+        for (const walls::BranchCoefficients<double>& b : L.branches)
+            branches_.push_back({static_cast<Real>(b.a), static_cast<Real>(b.rs),
+                                 static_cast<Real>(b.rv), static_cast<Real>(b.kdt)});
+        term_branch_ = L.term_branch;
+        term_faces_.assign(L.term_faces.begin(), L.term_faces.end());
+        branch_s_.assign(term_branch_.size(), Real(0));
+        branch_v_.assign(term_branch_.size(), Real(0));
 
         const size_t n = g.count();
         p_.assign(n, Real(0));
@@ -105,7 +113,8 @@ class FdtdCpu final : public Solver {
     size_t memory_bytes() const override {
         return sizeof(Real) * (p_.size() + prev_.size()) +
                boundary_.size() * (sizeof(size_t) + sizeof(Coefficients)) +
-               runs_.size() * sizeof(Run);
+               runs_.size() * sizeof(Run) +
+               term_branch_.size() * (sizeof(int32_t) + 3 * sizeof(Real));
     }
 
     void save_state(std::ostream& out) const override {
@@ -115,6 +124,9 @@ class FdtdCpu final : public Solver {
         checkpoint::write_pod(out, peak_energy_);
         checkpoint::write_array(out, p_.data(), p_.size());
         checkpoint::write_array(out, prev_.data(), prev_.size());
+        checkpoint::write_pod(out, static_cast<uint64_t>(branch_s_.size()));
+        checkpoint::write_array(out, branch_s_.data(), branch_s_.size());
+        checkpoint::write_array(out, branch_v_.data(), branch_v_.size());
         save_signals(out);
     }
 
@@ -128,6 +140,10 @@ class FdtdCpu final : public Solver {
         peak_energy_ = checkpoint::read_pod<double>(in);
         checkpoint::read_array(in, p_.data(), p_.size());
         checkpoint::read_array(in, prev_.data(), prev_.size());
+        if (checkpoint::read_pod<uint64_t>(in) != branch_s_.size())
+            throw InputError("the checkpoint was written for another scene's walls");
+        checkpoint::read_array(in, branch_s_.data(), branch_s_.size());
+        checkpoint::read_array(in, branch_v_.data(), branch_v_.size());
         load_signals(in);
     }
 
@@ -140,6 +156,7 @@ class FdtdCpu final : public Solver {
     };
     struct Coefficients {
         Real air_neighbours, gain, loss;
+        int32_t terms_begin, terms_end;
     };
 
     bool is_air(size_t i) const {
@@ -159,7 +176,9 @@ class FdtdCpu final : public Solver {
         for (size_t i = 0; i < grid_cells_.size(); ++i)
             grid_signals_[i].push_back(static_cast<float>(p[grid_cells_[i]]));
         const size_t sx = offsets_[0], sy = offsets_[1], sz = offsets_[2];
-        const Real l2 = lambda2_;
+        const Real l2 = lambda2_, lambda = lambda_;
+        const WallTerms<Real> terms{branches_.data(), term_branch_.data(), term_faces_.data(),
+                                    branch_s_.data(), branch_v_.data()};
 #pragma omp parallel num_threads(threads_) if (p_.size() > kParallelCells)
         {
 #pragma omp for schedule(static) nowait
@@ -181,7 +200,8 @@ class FdtdCpu final : public Solver {
                 // Non-air neighbours hold zero for ever, so the plain sum is the air sum.
                 const Real nb =
                     p[i - sx] + p[i + sx] + p[i - sy] + p[i + sy] + p[i - sz] + p[i + sz];
-                next[i] = boundary_update(p[i], next[i], nb, l2, k.air_neighbours, k.gain, k.loss);
+                next[i] = boundary_update(p[i], next[i], nb, l2, k.air_neighbours, k.gain, k.loss,
+                                          lambda, terms, k.terms_begin, k.terms_end);
             }
         }
         if (step_ < forcing_.size()) next[source_] += forcing_[step_];
@@ -191,7 +211,11 @@ class FdtdCpu final : public Solver {
 
     Grid grid_;
     int threads_ = 1;
-    Real lambda2_ = 0;
+    Real lambda2_ = 0, lambda_ = 0;
+    // The walls' branch table and the boundary cells' branch terms with their state.
+    std::vector<walls::BranchCoefficients<Real>> branches_;
+    std::vector<int32_t> term_branch_;
+    std::vector<Real> term_faces_, branch_s_, branch_v_;
     std::vector<Real> forcing_;
     std::vector<Real> p_, prev_;
     std::vector<Run> runs_;

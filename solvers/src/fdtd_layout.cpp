@@ -22,10 +22,21 @@ FdtdLayout build_fdtd_layout(const Preprocessed& p, size_t source, bool listener
 
     const long sy = g.dims[0], sz = static_cast<long>(g.dims[0]) * g.dims[1];
     const long offsets[6] = {-1, 1, -sy, sy, -sz, sz};
-    // One admittance per material, as ARD's walls use (range_mean_admittance).
-    std::vector<double> beta(p.scene.materials.size());
-    for (size_t m = 0; m < beta.size(); ++m)
-        beta[m] = range_mean_admittance(p.scene.materials[m], f_max);
+    // Per material, its fitted wall (wall_admittance.h): the conductance goes into the cell's
+    // loss, each branch becomes a term with its own state on every cell that has that wall.
+    const size_t materials = p.scene.materials.size();
+    std::vector<double> beta(materials);
+    std::vector<int32_t> first_branch(materials + 1, 0);
+    for (size_t m = 0; m < materials; ++m) {
+        const WallFit fit = fit_wall(p.scene.materials[m], f_max);
+        beta[m] = fit.open ? 1.0 : fit.admittance.conductance;
+        if (!fit.open)
+            for (const AdmittanceBranch& b : fit.admittance.branches)
+                L.branches.push_back(
+                    walls::branch_coefficients(b.conductance, b.mass, b.stiffness, L.dt));
+        first_branch[m + 1] = static_cast<int32_t>(L.branches.size());
+    }
+    std::vector<int> faces_of(materials);
     for (int k = 0; k < g.dims[2]; ++k)
         for (int j = 0; j < g.dims[1]; ++j)
             for (int i = 0; i < g.dims[0]; ++i) {
@@ -37,6 +48,7 @@ FdtdLayout build_fdtd_layout(const Preprocessed& p, size_t source, bool listener
                                      ": an air cell touches the edge of the grid");
                 int neighbours = 0;
                 double beta_sum = 0;
+                std::fill(faces_of.begin(), faces_of.end(), 0);
                 for (long off : offsets) {
                     const size_t nb = static_cast<size_t>(static_cast<long>(idx) + off);
                     if (air.air[nb]) {
@@ -44,20 +56,35 @@ FdtdLayout build_fdtd_layout(const Preprocessed& p, size_t source, bool listener
                         continue;
                     }
                     const int m = air.face_material(idx, nb);
-                    if (m >= 0) beta_sum += beta[static_cast<size_t>(m)];
+                    if (m < 0) continue;
+                    beta_sum += beta[static_cast<size_t>(m)];
+                    ++faces_of[static_cast<size_t>(m)];
                 }
                 if (neighbours == 6) {
                     ++L.interior_cells;
                     continue;
                 }
+                const auto begin = static_cast<int32_t>(L.term_branch.size());
+                double branch_gain = 0;
+                for (size_t m = 0; m < materials; ++m)
+                    for (int32_t b = first_branch[m]; faces_of[m] > 0 && b < first_branch[m + 1];
+                         ++b) {
+                        L.term_branch.push_back(b);
+                        L.term_faces.push_back(faces_of[m]);
+                        branch_gain += faces_of[m] * L.branches[static_cast<size_t>(b)].a;
+                    }
                 L.boundary.push_back(idx);
-                L.coefficients.push_back(boundary_coefficients(neighbours, beta_sum, L.lambda));
+                BoundaryCoefficients bc =
+                    boundary_coefficients(neighbours, beta_sum, L.lambda, branch_gain);
+                bc.terms_begin = begin;
+                bc.terms_end = static_cast<int32_t>(L.term_branch.size());
+                L.coefficients.push_back(bc);
             }
 
     L.source = g.index(air.sources.at(source).cell);
     if (inject_source) {
         // p_next += dt^2 c^2 G / h^3 = lambda^2 G / h at the source cell; a boundary cell's update
-        // is divided by (1 + lambda B / 2), and so is its forcing.
+        // is multiplied by its gain, and so is its forcing.
         double scale = L.lambda * L.lambda / g.h;
         const auto it = std::lower_bound(L.boundary.begin(), L.boundary.end(), L.source);
         if (it != L.boundary.end() && *it == L.source)

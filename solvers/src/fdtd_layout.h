@@ -18,7 +18,7 @@ namespace ardent::fdtd {
 // Checkpoints of both backends share one format (magic, sizeof(Real), grid cells, receivers; step,
 // peak energy, the field and the level before it over the whole grid; the recorded signals), so
 // either backend resumes the other's.
-inline constexpr uint64_t kCheckpointMagic = 0x3130544b43445446ULL;  // "FTDCKT01"
+inline constexpr uint64_t kCheckpointMagic = 0x3230544b43445446ULL;  // "FTDCKT02"
 
 struct FdtdLayout {
     Grid grid;
@@ -28,6 +28,11 @@ struct FdtdLayout {
     Excitation excitation;
     std::vector<size_t> boundary;  // grid indices, ascending
     std::vector<BoundaryCoefficients> coefficients;
+    // The walls' frequency-dependent branches (every material's, in scene order) and the branch
+    // terms of the boundary cells (BoundaryCoefficients::terms_begin/end, WallTerms).
+    std::vector<walls::BranchCoefficients<double>> branches;
+    std::vector<int32_t> term_branch;
+    std::vector<double> term_faces;
     size_t interior_cells = 0;
     size_t source = 0;               // grid index of the driving source's cell
     std::vector<double> forcing;     // added to the source cell's new value at step n (empty: none)

@@ -427,6 +427,18 @@ inline double normal_incidence_reflection(double alpha) {
     return (1 - beta) / (1 + beta);
 }
 
+// The normal-incidence |R| a fitted wall gives over a band, as a reflection measurement of a flat
+// spectrum sees it: the root mean square over the band's frequencies.
+inline double band_reflection(const WallAdmittance& y, double lo_hz, double hi_hz) {
+    constexpr int kPoints = 64;
+    double sum = 0;
+    for (int i = 0; i < kPoints; ++i) {
+        const double f = lo_hz + (hi_hz - lo_hz) * (i + 0.5) / kPoints;
+        sum += std::norm(plane_wave_reflection(y.at(2 * 3.14159265358979323846 * f), 1.0));
+    }
+    return std::sqrt(sum / kPoints);
+}
+
 // Starts from the mode cos(pi m (i + 1/2) / nx) at rest, records it at the rigid end and fits a
 // line to the peak level of each period after the first, over its first 30 dB.
 inline ModeDecayResult axial_mode_decay(Index3 cells, int m, double alpha, int periods) {

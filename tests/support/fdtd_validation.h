@@ -38,6 +38,8 @@ struct Duct {
     double f_max = 1000;
     int receiver_x = 1200;
     double alpha = -1;  // < 0: rigid far end
+    // The far end's absorption as scene JSON (e.g. per band, {"250": 0.1, ...}) instead of alpha.
+    std::string absorption;
 };
 
 inline double duct_h(const Duct& d) {
@@ -52,8 +54,9 @@ inline std::string duct_json(const Duct& d) {
     s << R"({"format": "ardent-scene/1", "name": "fdtd duct", "geometry": {"box": [)"
       << d.length * h << ", " << d.width * h << ", " << d.width * h << "]},"
       << R"( "materials": {"rigid": {"absorption": 0.0}, "absorber": {"absorption": )"
-      << std::max(d.alpha, 0.0) << "}}, "
-      << R"("surfaces": {)" << (d.alpha >= 0 ? R"("wall_x1": "absorber", )" : "")
+      << (d.absorption.empty() ? std::to_string(std::max(d.alpha, 0.0)) : d.absorption) << "}}, "
+      << R"("surfaces": {)"
+      << (d.alpha >= 0 || !d.absorption.empty() ? R"("wall_x1": "absorber", )" : "")
       << R"("*": "rigid"},)"
       << R"( "sources": [{"name": "S", "position": [)" << 0.5 * h << ", " << mid << ", " << mid
       << "]}], "
@@ -109,15 +112,21 @@ inline validation::ReflectionResult duct_reflection(const Duct& d) {
     Duct clean = d;
     clean.length *= 2;
     clean.alpha = -1;
+    clean.absorption.clear();
     const DuctRun ref = run_duct(clean, steps);
     std::vector<double> diff(steps);
     for (size_t i = 0; i < steps; ++i)
         diff[i] = feature.p[i] - ref.p[i];
     const auto incident_end = static_cast<size_t>(std::floor(reflected_at / lambda));
     char label[96];
-    std::snprintf(label, sizeof label, "FDTD absorbing duct end, alpha %.1f", d.alpha);
     char csv[64];
-    std::snprintf(csv, sizeof csv, "fdtd_reflection_alpha%.1f.csv", d.alpha);
+    if (d.absorption.empty()) {
+        std::snprintf(label, sizeof label, "FDTD absorbing duct end, alpha %.1f", d.alpha);
+        std::snprintf(csv, sizeof csv, "fdtd_reflection_alpha%.1f.csv", d.alpha);
+    } else {
+        std::snprintf(label, sizeof label, "FDTD frequency-dependent duct end");
+        std::snprintf(csv, sizeof csv, "fdtd_reflection_per_band.csv");
+    }
     validation::ReflectionResult r = validation::reflection(
         ref.p, incident_end, diff, steps, ref.dt, ref.excitation.f_max, csv, label);
     r.seconds = w.seconds();

@@ -50,7 +50,8 @@ size_t device_bytes(const FdtdLayout& L, const Sweep& s) {
     auto a = [](size_t n, size_t size) { return std::max<size_t>(n, 1) * size; };
     return 2 * a(L.grid.count(), R) + a(s.mask.size(), 4) + a(s.zrange.size(), sizeof(ZRange)) +
            a(L.boundary.size(), 8) + a(L.boundary.size(), sizeof(BoundaryCoef<Real>)) +
-           a(L.forcing.size(), R) + a(nsamp, 8) +
+           a(L.branches.size(), sizeof(walls::BranchCoefficients<Real>)) +
+           a(L.term_branch.size(), 4 + 3 * R) + a(L.forcing.size(), R) + a(nsamp, 8) +
            a(static_cast<size_t>(ring_slots(nsamp, R)) * nsamp, R) + a(1, 8) + a(1, 8);
 }
 
@@ -74,6 +75,7 @@ class FdtdCuda final : public Solver, public Profiled {
         dt_ = L.dt;
         excitation_ = L.excitation;
         lambda2_ = static_cast<Real>(L.lambda * L.lambda);
+        lambda_ = static_cast<Real>(L.lambda);
         const size_t need = device_bytes<Real>(L, sweep_);
         check_device_memory(p, need, "FDTD");
 
@@ -84,7 +86,13 @@ class FdtdCuda final : public Solver, public Profiled {
         std::vector<BoundaryCoef<Real>> coef;
         for (const BoundaryCoefficients& b : L.coefficients)
             coef.push_back({static_cast<Real>(b.air_neighbours), static_cast<Real>(b.gain),
-                            static_cast<Real>(b.loss)});
+                            static_cast<Real>(b.loss), b.terms_begin, b.terms_end});
+        std::vector<walls::BranchCoefficients<Real>> branches;
+        for (const walls::BranchCoefficients<double>& b : L.branches)
+            branches.push_back({static_cast<Real>(b.a), static_cast<Real>(b.rs),
+                                static_cast<Real>(b.rv), static_cast<Real>(b.kdt)});
+        std::vector<Real> faces(L.term_faces.begin(), L.term_faces.end());
+        const std::vector<Real> zeros(L.term_branch.size(), Real(0));
         std::vector<unsigned long long> boundary(L.boundary.begin(), L.boundary.end());
         std::vector<unsigned long long> cells(L.receivers.begin(), L.receivers.end());
         cells.insert(cells.end(), L.grid_cells.begin(), L.grid_cells.end());
@@ -99,6 +107,11 @@ class FdtdCuda final : public Solver, public Profiled {
         zrange_.upload(sweep_.zrange, t);
         boundary_.upload(boundary, t);
         coef_.upload(coef, t);
+        branches_.upload(branches, t);
+        term_branch_.upload(L.term_branch, t);
+        term_faces_.upload(faces, t);
+        branch_s_.upload(zeros, t);
+        branch_v_.upload(zeros, t);
         forcing_.upload(forcing, t);
         sample_cells_.upload(cells, t);
         samples_.allocate(static_cast<size_t>(slots_) * nsamp_, t);
@@ -189,6 +202,11 @@ class FdtdCuda final : public Solver, public Profiled {
             const std::vector<Real> v = a->download();
             write_array(out, v.data(), v.size());
         }
+        write_pod(out, static_cast<uint64_t>(branch_s_.size()));
+        for (const auto* a : {&branch_s_, &branch_v_}) {
+            const std::vector<Real> v = a->download();
+            write_array(out, v.data(), v.size());
+        }
         save_signals(out);
     }
 
@@ -204,6 +222,13 @@ class FdtdCuda final : public Solver, public Profiled {
         pending_values_.clear();
         cur_ = 0;
         for (auto* a : {&fields_[0], &fields_[1]}) {
+            std::vector<Real> v(a->size());
+            read_array(in, v.data(), v.size());
+            a->assign(v);
+        }
+        if (read_pod<uint64_t>(in) != branch_s_.size())
+            throw InputError("the checkpoint was written for another scene's walls");
+        for (auto* a : {&branch_s_, &branch_v_}) {
             std::vector<Real> v(a->size());
             read_array(in, v.data(), v.size());
             a->assign(v);
@@ -285,9 +310,11 @@ class FdtdCuda final : public Solver, public Profiled {
         mark(1);
         const auto nb = static_cast<long long>(boundary_count_);
         if (nb > 0)
-            boundary_cells<Real>
-                <<<blocks(nb), kBlock, 0, stream_>>>(p, next, boundary_.get(), coef_.get(), nb,
-                                                     sweep_.shape.sy, sweep_.shape.sz, lambda2_);
+            boundary_cells<Real><<<blocks(nb), kBlock, 0, stream_>>>(
+                p, next, boundary_.get(), coef_.get(), nb, sweep_.shape.sy, sweep_.shape.sz,
+                lambda2_, lambda_,
+                WallTerms<Real>{branches_.get(), term_branch_.get(), term_faces_.get(),
+                                branch_s_.get(), branch_v_.get()});
         mark(2);
         record_and_force<Real><<<blocks(static_cast<long long>(nsamp_) + 1), kBlock, 0, stream_>>>(
             p, next, sample_cells_.get(), static_cast<int>(nsamp_), samples_.get(), slots_,
@@ -353,7 +380,7 @@ class FdtdCuda final : public Solver, public Profiled {
     Sweep sweep_;
     size_t boundary_count_, interior_count_, source_;
     std::vector<size_t> host_boundary_;
-    Real lambda2_ = 0;
+    Real lambda2_ = 0, lambda_ = 0;
     size_t nsamp_ = 0;
     int slots_ = 1;
     size_t bytes_ = 0;
@@ -364,6 +391,10 @@ class FdtdCuda final : public Solver, public Profiled {
     DeviceArray<ZRange> zrange_;
     DeviceArray<unsigned long long> boundary_, sample_cells_, step_counter_;
     DeviceArray<BoundaryCoef<Real>> coef_;
+    // The walls' branch table and the boundary cells' branch terms with their state.
+    DeviceArray<walls::BranchCoefficients<Real>> branches_;
+    DeviceArray<int32_t> term_branch_;
+    DeviceArray<Real> term_faces_, branch_s_, branch_v_;
     DeviceArray<double> energy_;
     int cur_ = 0;
     size_t flushed_ = 0;

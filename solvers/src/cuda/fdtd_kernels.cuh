@@ -20,6 +20,7 @@ inline constexpr int kBlock = 256;  // 1-D kernels
 template <typename Real>
 struct BoundaryCoef {
     Real air_neighbours, gain, loss;
+    int32_t terms_begin, terms_end;
 };
 
 // One step for the interior cells; the tables are fdtd_sweep.h's (sweep_updates() there walks them
@@ -59,14 +60,16 @@ template <typename Real>
 __global__ void boundary_cells(const Real* __restrict__ p, Real* __restrict__ next,
                                const unsigned long long* __restrict__ cells,
                                const BoundaryCoef<Real>* __restrict__ coef, long long n,
-                               long long sy, long long sz, Real lambda2) {
+                               long long sy, long long sz, Real lambda2, Real lambda,
+                               WallTerms<Real> terms) {
     const long long b = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
     if (b >= n) return;
     const long long i = static_cast<long long>(cells[b]);
     const BoundaryCoef<Real> k = coef[b];
     // Non-air neighbours hold zero for ever, so the plain sum is the air sum.
     const Real nb = p[i - 1] + p[i + 1] + p[i - sy] + p[i + sy] + p[i - sz] + p[i + sz];
-    next[i] = boundary_update(p[i], next[i], nb, lambda2, k.air_neighbours, k.gain, k.loss);
+    next[i] = boundary_update(p[i], next[i], nb, lambda2, k.air_neighbours, k.gain, k.loss, lambda,
+                              terms, k.terms_begin, k.terms_end);
 }
 
 // After the updates: records p (this step's field) at the sampled cells into slot step % slots of

@@ -8,13 +8,18 @@
 //   (1 + lambda B / 2) p_next = 2 p - (1 - lambda B / 2) p_prev + lambda^2 (sum - K p),
 // sum over the air neighbours and B the sum of beta over the cell's wall faces, which is the
 // face/edge/corner scheme of Kowalczyk and van Walstijn (2008) and Webb (2010, 6.1)
-// written for K and B directly. beta is the wall's normalised admittance, fitted so that its
-// random-incidence absorption is the material's (wall_admittance.h).
+// written for K and B directly. B is the sum of the walls' frequency-independent conductances;
+// their frequency-dependent branches (wall_physics.h) add, per branch and face, the change of the
+// branch's velocity over the step, which is implicit in p_next through the branch's input and so
+// also divides the update (Bilbao and Hamilton's passive boundary, in the admittance form fitted
+// to the material's random-incidence absorption, wall_admittance.h).
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 
 #include "ardent/solvers/hd.h"
+#include "ardent/solvers/wall_physics.h"
 
 namespace ardent::fdtd {
 
@@ -33,24 +38,50 @@ ARDENT_HD inline Real interior_update(Real p, Real p_prev, Real neighbours, Real
     return 2 * p - p_prev + lambda2 * (neighbours - 6 * p);
 }
 
-// Per boundary cell: its air neighbours K and the loss terms of the update above.
+// Per boundary cell: its air neighbours K, the loss terms of the update above and its wall
+// branch terms [terms_begin, terms_end) (one per branch of each material on its faces).
 struct BoundaryCoefficients {
     double air_neighbours;  // K
-    double gain;            // 1 / (1 + lambda B / 2)
+    double gain;            // 1 / (1 + lambda B / 2 + lambda sum(faces a))
     double loss;            // lambda B / 2
+    int32_t terms_begin = 0, terms_end = 0;
 };
 
+// branch_gain: the sum over the cell's branch terms of faces * a (wall_physics.h).
 ARDENT_HD inline BoundaryCoefficients boundary_coefficients(int air_neighbours, double beta_sum,
-                                                            double lambda) {
+                                                            double lambda, double branch_gain = 0) {
     const double loss = 0.5 * lambda * beta_sum;
-    return {static_cast<double>(air_neighbours), 1 / (1 + loss), loss};
+    return {static_cast<double>(air_neighbours), 1 / (1 + loss + lambda * branch_gain), loss};
 }
 
-// A rigid cell (B = 0: gain 1, loss 0) is the interior update with K neighbours, exactly.
+// The wall branch terms of all boundary cells: term t is branch `branch[t]` of the table, on
+// `faces[t]` faces of its cell, with state s[t], v[t].
+template <typename Real>
+struct WallTerms {
+    const walls::BranchCoefficients<Real>* table;
+    const int32_t* branch;
+    const Real* faces;
+    Real* s;
+    Real* v;
+};
+
+// A rigid cell (B = 0, no terms: gain 1, loss 0) is the interior update with K neighbours,
+// exactly. Steps the cell's branch terms too.
 template <typename Real>
 ARDENT_HD inline Real boundary_update(Real p, Real p_prev, Real neighbours, Real lambda2,
-                                      Real air_neighbours, Real gain, Real loss) {
-    return gain * (2 * p - (1 - loss) * p_prev + lambda2 * (neighbours - air_neighbours * p));
+                                      Real air_neighbours, Real gain, Real loss, Real lambda,
+                                      const WallTerms<Real>& w, int32_t begin, int32_t end) {
+    Real drive = 0;
+    for (int32_t t = begin; t < end; ++t) {
+        const walls::BranchCoefficients<Real>& b = w.table[w.branch[t]];
+        drive += w.faces[t] * (b.a * (2 * p + p_prev) - walls::branch_history(b, w.s[t], w.v[t]));
+    }
+    const Real next = gain * (2 * p - (1 - loss) * p_prev +
+                              lambda2 * (neighbours - air_neighbours * p) - lambda * drive);
+    const Real input4 = next + 2 * p + p_prev;
+    for (int32_t t = begin; t < end; ++t)
+        walls::branch_step(w.table[w.branch[t]], input4, w.s[t], w.v[t]);
+    return next;
 }
 
 }  // namespace ardent::fdtd
