@@ -4,6 +4,7 @@
 // field and the old level, write the new; 24 bytes in float64), the spec's target being 60 %; per
 // kernel, time per step and achieved bandwidth (metrics defined in bench/README.md).
 // Usage: bench_fdtd_cuda [SCENE.json] [--box N] [--max-frequency HZ] [--steps N] [--float64]
+//                       [--absorption JSON]  (the box's walls, e.g. per band; default rigid)
 //   Without a scene the box is López's: --box 512, --steps 800.
 #include <chrono>
 #include <cstdio>
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
     int box = 512;
     size_t steps = 800;
     bool f64 = false;
+    std::string absorption = "0";
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--max-frequency") && i + 1 < argc) {
             f_max = std::atof(argv[++i]);
@@ -33,6 +35,8 @@ int main(int argc, char** argv) {
             box = std::atoi(argv[++i]);
         } else if (!std::strcmp(argv[i], "--steps") && i + 1 < argc) {
             steps = static_cast<size_t>(std::atol(argv[++i]));
+        } else if (!std::strcmp(argv[i], "--absorption") && i + 1 < argc) {
+            absorption = argv[++i];
         } else if (!std::strcmp(argv[i], "--float64")) {
             f64 = true;
         } else {
@@ -48,7 +52,7 @@ int main(int argc, char** argv) {
         const bool lopez = scene_file.empty();
         const auto t0 = std::chrono::steady_clock::now();
         const ardent::Preprocessed p = [&] {
-            if (lopez) return ardent::bench::lopez_box(box, f_max > 0 ? f_max : 1000);
+            if (lopez) return ardent::bench::lopez_box(box, f_max > 0 ? f_max : 1000, absorption);
             ardent::Scene scene = ardent::load_scene(scene_file);
             if (f_max > 0) scene.simulation.max_frequency = f_max;
             scene.listener_grid_every = 0;  // measure the solver, not the recording of a grid

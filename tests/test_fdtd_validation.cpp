@@ -150,7 +150,7 @@ TEST(FdtdValidation, FrequencyDependentWallReflectsAsItsFittedAdmittance) {
         worst = std::max(worst, std::abs(r.band_r[b] - want));
     }
     std::printf(" worst %.4f\n", worst);
-    EXPECT_LT(worst, 0.03);
+    EXPECT_LT(worst, 0.015);
 }
 
 TEST(FdtdValidation, RigidDuctEndReflectsEverything) {

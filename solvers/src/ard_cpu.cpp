@@ -66,6 +66,17 @@ class ArdCpu final : public Solver {
         std::fill_n(modes_[0], L.air_cells, Real(0));
         std::fill_n(modes_[1], L.air_cells, Real(0));
 
+        for (const walls::BranchCoefficients<double>& b : L.wall_branches)
+            wall_branches_.push_back({static_cast<Real>(b.a), static_cast<Real>(b.rs),
+                                      static_cast<Real>(b.rv), static_cast<Real>(b.kdt)});
+        wall_weights_.assign(L.wall_weights.begin(), L.wall_weights.end());
+        wall_s_.assign(L.wall_states, Real(0));
+        wall_v_.assign(L.wall_states, Real(0));
+        wall_u_.assign(L.wall_faces.size(), Real(0));
+        wall_drive_.assign(L.wall_faces.size(), Real(0));
+        wall_dv_.assign(L.wall_faces.size(), Real(0));
+        wall_scale_ = static_cast<Real>(L.c / (L.h * dt_));
+
         build_coefficients();
         build_pml_profile();
         plan(o.fftw_wisdom);
@@ -140,7 +151,10 @@ class ArdCpu final : public Solver {
     size_t memory_bytes() const override {
         return sizeof(Real) *
                    (field_.size() + pml_old_.size() + psi_.size() + correction_.size() +
-                    3 * layout_.air_cells + coef_a_.size() + coef_b_.size() + coef_phi_.size()) +
+                    3 * layout_.air_cells + coef_a_.size() + coef_b_.size() + coef_phi_.size() +
+                    wall_weights_.size() + wall_s_.size() + wall_v_.size() + 3 * wall_u_.size()) +
+               sizeof(int32_t) * layout_.wall_cells.size() +
+               sizeof(WallFace) * layout_.wall_faces.size() +
                sizeof(InterfaceLine) * layout_.lines.size() + sizeof(PmlLine) * layout_.pml.size() +
                (sizeof(Real) + sizeof(int32_t)) * ghost_weights_.size();
     }
@@ -155,6 +169,10 @@ class ArdCpu final : public Solver {
         write_array(out, field_.data(), field_.size());
         write_array(out, pml_old_.data(), pml_old_.size());
         write_array(out, psi_.data(), psi_.size());
+        write_array(out, wall_s_.data(), wall_s_.size());
+        write_array(out, wall_v_.data(), wall_v_.size());
+        write_array(out, wall_u_.data(), wall_u_.size());
+        write_array(out, wall_dv_.data(), wall_dv_.size());
         save_signals(out);
     }
 
@@ -169,18 +187,23 @@ class ArdCpu final : public Solver {
         read_array(in, field_.data(), field_.size());
         read_array(in, pml_old_.data(), pml_old_.size());
         read_array(in, psi_.data(), psi_.size());
+        read_array(in, wall_s_.data(), wall_s_.size());
+        read_array(in, wall_v_.data(), wall_v_.size());
+        read_array(in, wall_u_.data(), wall_u_.size());
+        read_array(in, wall_dv_.data(), wall_dv_.size());
         load_signals(in);
     }
 
   private:
-    static constexpr uint64_t kMagic = 0x3330544b43445241ULL;  // "ARDCKT03"
+    static constexpr uint64_t kMagic = 0x3430544b43445241ULL;  // "ARDCKT04"
     struct Header {
-        uint64_t real_size, air, pml, psi, receivers, grid;
+        uint64_t real_size, air, pml, psi, receivers, grid, wall_states, wall_faces;
         bool operator==(const Header&) const = default;
     };
     Header header() const {
-        return {sizeof(Real), layout_.air_cells, layout_.pml_cells,
-                psi_.size(),  receivers_.size(), grid_signals_.size()};
+        return {sizeof(Real),        layout_.air_cells,        layout_.pml_cells,
+                psi_.size(),         receivers_.size(),        grid_signals_.size(),
+                layout_.wall_states, layout_.wall_faces.size()};
     }
     static constexpr size_t kCheckEvery = 64;
     // Below these sizes a parallel region costs more than it saves (its barrier spins, and on a
@@ -284,7 +307,8 @@ class ArdCpu final : public Solver {
         const size_t air_batches = L.air_batches;
         for (size_t bi = 0; bi < air_batches; ++bi)
             add_line_forcing(L.batches[bi], p, c2h2_);
-        // 2. The source.
+        // 2. The walls' frequency-dependent branches, then the source.
+        if (!L.wall_faces.empty()) add_wall_forcing(p);
         if (inject_ && L.source >= 0 && step_ < source_samples_.size())
             force_[L.source] += static_cast<Real>(source_scale_ * source_samples_[step_]);
         // Sampling: sample n is the pressure at t = n dt, q + (dt^2/12) F (ard_physics.h).
@@ -384,6 +408,27 @@ class ArdCpu final : public Solver {
         }
     }
 
+    // Each wall face's branches stepped from the field at step n (wall_face_drive), their drive
+    // added to the cells the face pressure was read from, with the same weights (WallFace).
+    void add_wall_forcing(const Real* p) {
+        const Layout& L = layout_;
+#pragma omp parallel for num_threads(threads_) \
+    schedule(static) if (L.wall_faces.size() > kParallelLines)
+        for (long fi = 0; fi < static_cast<long>(L.wall_faces.size()); ++fi) {
+            const auto f = static_cast<size_t>(fi);
+            wall_drive_[f] = wall_face_drive(
+                L.wall_faces[f], L.wall_cells.data(), wall_weights_.data(), wall_branches_.data(),
+                p, wall_s_.data(), wall_v_.data(), wall_u_[f], wall_dv_[f], wall_scale_);
+        }
+        // Faces share cells (corners, thin partitions): scattered in order.
+        for (size_t f = 0; f < L.wall_faces.size(); ++f) {
+            const WallFace& w = L.wall_faces[f];
+            for (int32_t t = w.cells_begin; t < w.cells_end; ++t)
+                force_[L.wall_cells[static_cast<size_t>(t)]] +=
+                    wall_weights_[static_cast<size_t>(t)] * wall_drive_[f];
+        }
+    }
+
     void update_pml() {
         const Layout& L = layout_;
         const int D = L.pml_depth;
@@ -432,6 +477,11 @@ class ArdCpu final : public Solver {
     std::vector<size_t> coef_offset_;
     std::vector<Real> coef_a_, coef_b_, coef_phi_;
     std::vector<Real> cell_sigma_dt_, face_decay_;
+    // Frequency-dependent walls: branch table, face weights, branch states, each face's pressure
+    // at the last step and this step's drive.
+    std::vector<walls::BranchCoefficients<Real>> wall_branches_;
+    std::vector<Real> wall_weights_, wall_s_, wall_v_, wall_u_, wall_drive_, wall_dv_;
+    Real wall_scale_ = 0;  // c / (h dt): a velocity change over a step as forcing
     std::vector<typename F::Plan> forward_, backward_;
 };
 

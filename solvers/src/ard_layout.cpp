@@ -91,10 +91,22 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
                     L.cell_index[g.index(s.origin[0] + i, s.origin[1] + j, s.origin[2] + k)] = f++;
     }
 
+    // Per material, its fitted wall (wall_admittance.h): the conductance is the reflection R at
+    // a face with a PML line behind it (none where it is 0: R = 1), the branches drive the air in
+    // front of the face (WallFace). An open material (absorption 1) is the bare PML line, R = 0.
+    const size_t materials = p.scene.materials.size();
+    std::vector<WallFit> fits;
+    std::vector<double> material_reflection(materials);
+    for (size_t m = 0; m < materials; ++m) {
+        fits.push_back(fit_wall(p.scene.materials[m], p.scene.simulation.max_frequency));
+        const double beta = fits[m].open ? 1.0 : fits[m].admittance.conductance;
+        material_reflection[m] = std::clamp((1 - beta) / (1 + beta), 0.0, 1.0);
+    }
+
     // The PML lines, numbered before any line reads them: one per air-wall face of an absorbing
-    // slab, ordered by axis and side (so that the coupling lines of one (axis, side) form a batch
-    // that writes disjoint cells), then slab, then face. pml_line_at maps (flat air cell, axis,
-    // side) to the line behind that face.
+    // slab whose wall has a conductance, ordered by axis and side (so that the coupling lines of
+    // one (axis, side) form a batch that writes disjoint cells), then slab, then face. pml_line_at
+    // maps (flat air cell, axis, side) to the line behind that face.
     struct PmlFace {
         Index3 cell;  // the air cell on the wall face
         int axis, side;
@@ -106,6 +118,7 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
         for (int side : {-1, 1})
             for (const PmlSlab& s : d.pml) {
                 if (s.axis != a || s.side != side) continue;
+                if (material_reflection[static_cast<size_t>(s.material)] >= 1) continue;
                 const int u = (a + 1) % 3, v = (a + 2) % 3;
                 for (int jv = s.lo[v]; jv < s.hi[v]; ++jv)
                     for (int ju = s.lo[u]; ju < s.hi[u]; ++ju) {
@@ -118,14 +131,6 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
                     }
             }
 
-    // Per PML line, its wall's reflection R at the face and the transmission sqrt(1 - R^2).
-    // The admittance is fitted once per material (a root search), not per face.
-    std::vector<double> material_reflection(p.scene.materials.size());
-    for (size_t m = 0; m < material_reflection.size(); ++m) {
-        const double beta =
-            range_mean_admittance(p.scene.materials[m], p.scene.simulation.max_frequency);
-        material_reflection[m] = std::clamp((1 - beta) / (1 + beta), 0.0, 1.0);
-    }
     std::vector<double> reflection(pml_faces.size()), transmission(pml_faces.size());
     for (size_t i = 0; i < pml_faces.size(); ++i) {
         reflection[i] = material_reflection[static_cast<size_t>(pml_faces[i].slab->material)];
@@ -301,6 +306,54 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
         }
 
     L.air_lines = L.lines.size();
+
+    // Frequency-dependent walls: one WallFace per air-wall face of a material with branches.
+    std::vector<int32_t> first_branch(materials + 1, 0);
+    for (size_t m = 0; m < materials; ++m) {
+        if (!fits[m].open)
+            for (const AdmittanceBranch& b : fits[m].admittance.branches)
+                L.wall_branches.push_back(
+                    walls::branch_coefficients(b.conductance, b.mass, b.stiffness, L.dt));
+        first_branch[m + 1] = static_cast<int32_t>(L.wall_branches.size());
+    }
+    for (const PmlSlab& s : d.pml) {
+        const auto m = static_cast<size_t>(s.material);
+        const int branches = first_branch[m + 1] - first_branch[m];
+        if (branches == 0) continue;
+        const int a = s.axis, u = (a + 1) % 3, v = (a + 2) % 3;
+        for (int jv = s.lo[v]; jv < s.hi[v]; ++jv)
+            for (int ju = s.lo[u]; ju < s.hi[u]; ++ju) {
+                Index3 c;
+                c[a] = s.lo[a];
+                c[u] = ju;
+                c[v] = jv;
+                // The true field 0, 1, 2 cells in from the face, through thin partitions; PML
+                // cells (beyond an absorbing face further on) are left out of both the
+                // interpolation and the drive.
+                Terms t;
+                for (int j = 0; j < kReach; ++j)
+                    walk(c, a, -s.side, j, kWallFaceWeights[j], t);
+                std::sort(t.begin(), t.end());
+                WallFace f{};
+                f.cells_begin = static_cast<int32_t>(L.wall_cells.size());
+                for (const auto& [cell, w] : t) {
+                    if (cell < 0 || static_cast<size_t>(cell) >= L.air_cells) continue;
+                    if (L.wall_cells.size() > static_cast<size_t>(f.cells_begin) &&
+                        L.wall_cells.back() == cell)
+                        L.wall_weights.back() += w;
+                    else {
+                        L.wall_cells.push_back(cell);
+                        L.wall_weights.push_back(w);
+                    }
+                }
+                f.cells_end = static_cast<int32_t>(L.wall_cells.size());
+                f.branch_begin = first_branch[m];
+                f.branches = branches;
+                f.state_begin = static_cast<int32_t>(L.wall_states);
+                L.wall_states += static_cast<size_t>(branches);
+                L.wall_faces.push_back(f);
+            }
+    }
     L.air_batches = L.batches.size();
 
     // PML lines and their coupling lines, one batch per (axis, side). Every line is a fully

@@ -51,6 +51,7 @@ struct BoxSpec {
     double f_max = 500;
     std::string absorbing_face;  // empty: all rigid
     double alpha = 0;
+    std::string absorption;  // the face's absorption as scene JSON (e.g. per band) instead of alpha
     Index3 source{0, 0, 0};
     std::vector<Index3> receivers;
     int max_partition_side = 1024;
@@ -70,7 +71,14 @@ inline std::string box_scene_json(const BoxSpec& b) {
       << R"( "geometry": {"box": [)" << b.cells[0] * h << ", " << b.cells[1] * h << ", "
       << b.cells[2] * h << "]},"
       << R"( "materials": {"rigid": {"absorption": 0.0})";
-    if (!b.absorbing_face.empty()) s << R"(, "absorber": {"absorption": )" << b.alpha << "}";
+    if (!b.absorbing_face.empty()) {
+        s << R"(, "absorber": {"absorption": )";
+        if (b.absorption.empty())
+            s << b.alpha;
+        else
+            s << b.absorption;
+        s << "}";
+    }
     s << R"(}, "surfaces": {)";
     if (!b.absorbing_face.empty()) s << "\"" << b.absorbing_face << R"(": "absorber", )";
     s << R"("*": "rigid"}, "sources": [{"name": "S", "position": )" << pos(b.source)
@@ -235,6 +243,7 @@ struct Duct {
     int receiver_x = 300;
     std::string absorbing_face;  // "wall_x1" for an absorbing far end
     double alpha = 0;
+    std::string absorption;  // BoxSpec::absorption
     int max_partition_side = 1024;
 };
 
@@ -244,6 +253,7 @@ inline BoxSpec duct_spec(const Duct& d) {
     b.f_max = d.f_max;
     b.absorbing_face = d.absorbing_face;
     b.alpha = d.alpha;
+    b.absorption = d.absorption;
     b.source = {d.source_x, d.width / 2, d.width / 2};
     for (int k = 0; k < d.width; ++k)
         for (int j = 0; j < d.width; ++j)
@@ -344,6 +354,7 @@ inline DuctRun reference_duct(Duct d, size_t steps) {
     d.length *= 2;
     d.absorbing_face.clear();
     d.alpha = 0;
+    d.absorption.clear();
     d.max_partition_side = 1024;
     return run_duct(d, steps);
 }

@@ -65,7 +65,9 @@ size_t state_bytes(const Layout& L, size_t coefs, size_t samples) {
            sizeof(int32_t) * 3 * 2 * kReach * L.lines.size() +  // gathers (at most)
            sizeof(int32_t) * (L.receivers.size() + L.grid_cells.size()) + 2 * R * kTwiddles +
            sizeof(int32_t) * (L.ghost_offsets.size() + L.ghost_terms.size()) +
-           sizeof(DctGroup) * L.groups.size();
+           sizeof(DctGroup) * L.groups.size() + (sizeof(WallFace) + 4 * R) * L.wall_faces.size() +
+           2 * R * L.wall_states + (2 * R + 3 * sizeof(int32_t)) * L.wall_cells.size() +
+           sizeof(walls::BranchCoefficients<Real>) * L.wall_branches.size();
 }
 
 struct StageTimer {
@@ -177,6 +179,7 @@ class ArdCuda final : public Solver, public Profiled {
         lines_.upload(device_lines(), t);
         build_gather(0, L.air_lines, air_gather_, t);
         build_gather(L.air_lines, L.lines.size(), pml_gather_, t);
+        upload_walls(t);
         std::vector<int32_t> pml_air(L.pml.size() * kReach);
         for (size_t l = 0; l < L.pml.size(); ++l)
             for (int j = 0; j < kReach; ++j) {
@@ -296,7 +299,8 @@ class ArdCuda final : public Solver, public Profiled {
         write_pod(out, header());
         write_pod(out, step_);
         write_pod(out, peak_energy_);
-        for (const auto* a : {&modes_[cur_], &modes_[1 - cur_], &field_, &pml_old_, &psi_}) {
+        for (const auto* a : {&modes_[cur_], &modes_[1 - cur_], &field_, &pml_old_, &psi_, &wall_s_,
+                              &wall_v_, &wall_u_, &wall_dv_}) {
             const std::vector<Real> v = a->download();
             write_array(out, v.data(), v.size());
         }
@@ -311,7 +315,8 @@ class ArdCuda final : public Solver, public Profiled {
         cur_ = 0;
         pending_.clear();
         pending_dirty_ = false;
-        for (auto* a : {&modes_[0], &modes_[1], &field_, &pml_old_, &psi_}) {
+        for (auto* a : {&modes_[0], &modes_[1], &field_, &pml_old_, &psi_, &wall_s_, &wall_v_,
+                        &wall_u_, &wall_dv_}) {
             std::vector<Real> v(a->size());
             read_array(in, v.data(), v.size());
             a->assign(v);
@@ -375,15 +380,53 @@ class ArdCuda final : public Solver, public Profiled {
     }
 
   private:
-    static constexpr uint64_t kMagic = 0x3330414455434452ULL;  // "RDCUDA03"
+    static constexpr uint64_t kMagic = 0x3430414455434452ULL;  // "RDCUDA04"
     static constexpr size_t kCheckEvery = 64;
     struct Header {
-        uint64_t real_size, air, pml, psi, receivers, grid;
+        uint64_t real_size, air, pml, psi, receivers, grid, wall_states, wall_faces;
         bool operator==(const Header&) const = default;
     };
     Header header() const {
-        return {sizeof(Real), layout_.air_cells, layout_.pml_cells,
-                psi_.size(),  receivers_.size(), grid_signals_.size()};
+        return {sizeof(Real),        layout_.air_cells,        layout_.pml_cells,
+                psi_.size(),         receivers_.size(),        grid_signals_.size(),
+                layout_.wall_states, layout_.wall_faces.size()};
+    }
+
+    // The frequency-dependent walls' tables and state, and the gather of their drive per cell.
+    void upload_walls(size_t& t) {
+        const Layout& L = layout_;
+        std::vector<walls::BranchCoefficients<Real>> table;
+        for (const walls::BranchCoefficients<double>& b : L.wall_branches)
+            table.push_back({static_cast<Real>(b.a), static_cast<Real>(b.rs),
+                             static_cast<Real>(b.rv), static_cast<Real>(b.kdt)});
+        wall_branches_.upload(table, t);
+        wall_faces_.upload(L.wall_faces, t);
+        wall_cells_.upload(L.wall_cells, t);
+        wall_weights_.upload(std::vector<Real>(L.wall_weights.begin(), L.wall_weights.end()), t);
+        const std::vector<Real> states(L.wall_states, Real(0)), faces(L.wall_faces.size(), Real(0));
+        wall_s_.upload(states, t);
+        wall_v_.upload(states, t);
+        wall_u_.upload(faces, t);
+        wall_dv_.upload(faces, t);
+        wall_terms_.allocate(L.wall_cells.size(), t);
+        std::vector<std::pair<int32_t, int32_t>> to;  // (cell, term)
+        for (size_t i = 0; i < L.wall_cells.size(); ++i)
+            to.emplace_back(L.wall_cells[i], static_cast<int32_t>(i));
+        std::stable_sort(to.begin(), to.end(),
+                         [](const auto& x, const auto& y) { return x.first < y.first; });
+        std::vector<int32_t> cells, offsets, terms;
+        for (const auto& [cell, term] : to) {
+            if (cells.empty() || cells.back() != cell) {
+                cells.push_back(cell);
+                offsets.push_back(static_cast<int32_t>(terms.size()));
+            }
+            terms.push_back(term);
+        }
+        offsets.push_back(static_cast<int32_t>(terms.size()));
+        wall_gather_.cells.upload(cells, t);
+        wall_gather_.offsets.upload(offsets, t);
+        wall_gather_.terms_of.upload(terms, t);
+        wall_scale_ = static_cast<Real>(L.c / (L.h * L.dt));
     }
     // Per group, in the mode layout [kz][ky][kx]: a, b (with the DCT round trip's 1/(8N)) and phi.
     void build_coefficients(std::vector<Real>& a, std::vector<Real>& b, std::vector<Real>& phi) {
@@ -558,6 +601,17 @@ class ArdCuda final : public Solver, public Profiled {
         }
         // `force` is zero here: the last inverse DCT pass leaves it so.
         add_lines(air_gather_, field_.get(), c2h2_, force);
+        if (!L.wall_faces.empty()) {
+            const long long n = static_cast<long long>(L.wall_faces.size());
+            wall_faces_step<<<blocks(n), kBlock, 0, stream_>>>(
+                wall_faces_.get(), n, wall_cells_.get(), wall_weights_.get(), wall_branches_.get(),
+                field_.get(), wall_s_.get(), wall_v_.get(), wall_u_.get(), wall_dv_.get(),
+                wall_scale_, wall_terms_.get());
+            const long long nc = static_cast<long long>(wall_gather_.cells.size());
+            gather_terms<<<blocks(nc), kBlock, 0, stream_>>>(
+                wall_gather_.cells.get(), wall_gather_.offsets.get(), wall_gather_.terms_of.get(),
+                nc, wall_terms_.get(), force);
+        }
         mark("source and sampling");
         // This also advances the device's step counter, which nothing after it reads.
         source_and_sample<<<1, kBlock, 0, stream_>>>(
@@ -657,10 +711,15 @@ class ArdCuda final : public Solver, public Profiled {
     DeviceArray<int32_t> block_group_[kDctClasses][3];
     DeviceArray<int32_t> lines_, pml_air_, pml_profile_of_, ghost_offsets_, ghost_terms_;
     DeviceArray<Real> ghost_weights_;
+    DeviceArray<walls::BranchCoefficients<Real>> wall_branches_;
+    DeviceArray<WallFace> wall_faces_;
+    DeviceArray<int32_t> wall_cells_;
+    DeviceArray<Real> wall_weights_, wall_s_, wall_v_, wall_u_, wall_dv_, wall_terms_;
+    Real wall_scale_ = 0;
     int32_t ghost_terms_each_ = 0;  // every ghost's number of terms, if the same (1-3), or 0
     DeviceArray<Real> pml_air_values_;
     bool pml_reads_pml_ = false;  // a PML line reads another's cells (gather_values first)
-    Gather air_gather_, pml_gather_;
+    Gather air_gather_, pml_gather_, wall_gather_;
     DeviceArray<int32_t> sample_cells_;
     DeviceArray<unsigned long long> step_counter_;
     DeviceArray<double> energy_;

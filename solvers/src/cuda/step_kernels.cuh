@@ -110,6 +110,23 @@ __global__ void gather_terms(const int32_t* __restrict__ cells, const int32_t* _
     force[c] = s;
 }
 
+// One thread per frequency-dependent wall face (wall_face_drive, the CPU backend's): its drive
+// times each of its cells' weights into `terms`, which gather_terms then adds per cell.
+template <typename Real>
+__global__ void wall_faces_step(const WallFace* __restrict__ faces, long long count,
+                                const int32_t* __restrict__ cells, const Real* __restrict__ weights,
+                                const walls::BranchCoefficients<Real>* __restrict__ table,
+                                const Real* __restrict__ p, Real* s, Real* v, Real* u_prev,
+                                Real* dv_prev, Real scale, Real* __restrict__ terms) {
+    const long long f = thread_index();
+    if (f >= count) return;
+    const WallFace w = faces[f];
+    const Real drive =
+        wall_face_drive(w, cells, weights, table, p, s, v, u_prev[f], dv_prev[f], scale);
+    for (int32_t t = w.cells_begin; t < w.cells_end; ++t)
+        terms[t] = weights[t] * drive;
+}
+
 // The source and the sampling of a step, in one block, which then advances the step counter
 // (every thread has read it by the barrier): one launch instead of three. The source adds
 // samples[step] to its cell's forcing while step < source_count. Sample n is q + (dt^2/12) F at

@@ -13,6 +13,7 @@
 
 #include "ardent/preprocess/preprocess.h"
 #include "ardent/solvers/ard_physics.h"
+#include "ardent/solvers/wall_physics.h"
 
 namespace ardent::ard {
 
@@ -95,6 +96,47 @@ struct PmlLine {
     double sigma_max;   // 1/s, at the rigid back of the layer
 };
 
+// One air-wall face of a material whose fitted admittance has frequency-dependent branches
+// (wall_physics.h). The face's pressure is interpolated from the true field 0, 1, 2 cells in from
+// the face (weights kWallFaceWeights, terms [cells_begin, cells_end) of Layout::wall_cells and
+// wall_weights), and the change of its branches' velocities over the step drives the same cells
+// with the same weights, so the coupling stays symmetric and the wall passive. Its branches are
+// [branch_begin, branch_begin + branches) of Layout::wall_branches; their states are
+// [state_begin, state_begin + branches).
+struct WallFace {
+    int32_t cells_begin, cells_end;
+    int32_t branch_begin, branches;
+    int32_t state_begin;
+};
+
+// The pressure at a wall face from the field 1/2, 3/2 and 5/2 cells in front of it, for a field
+// even about the face: the 6-point Lagrange interpolation at the face, (150, -25, 3) / 128.
+inline constexpr double kWallFaceWeights[kReach] = {150.0 / 128, -25.0 / 128, 3.0 / 128};
+
+// One wall face's step, host and device alike: the face pressure u from the field p, the
+// branches stepped with (u + u_prev) / 2 (wall_physics.h's explicit form, half a step early),
+// and the drive on the face's cells, -scale (3 dv - dv_prev) / 2 with scale = c / (h dt): the
+// velocity change extrapolated half a step forward, to the step itself. Without that the drive
+// lags half a step, which took a mass-like branch's absorption 30 % low at 0.6 f_max. Updates
+// u_prev, dv_prev and the branch states; returns the drive.
+template <typename Real>
+ARDENT_HD inline Real wall_face_drive(const WallFace& w, const int32_t* cells, const Real* weights,
+                                      const walls::BranchCoefficients<Real>* table, const Real* p,
+                                      Real* s, Real* v, Real& u_prev, Real& dv_prev, Real scale) {
+    Real u = 0;
+    for (int32_t t = w.cells_begin; t < w.cells_end; ++t)
+        u += weights[t] * p[cells[t]];
+    const Real input4 = 2 * (u + u_prev);
+    u_prev = u;
+    Real dv = 0;
+    for (int32_t b = 0; b < w.branches; ++b)
+        dv += walls::branch_step(table[w.branch_begin + b], input4, s[w.state_begin + b],
+                                 v[w.state_begin + b]);
+    const Real drive = -scale * (3 * dv - dv_prev) / 2;
+    dv_prev = dv;
+    return drive;
+}
+
 struct Layout {
     double h = 0, c = 0, dt = 0;
     size_t air_cells = 0, pml_cells = 0;
@@ -106,6 +148,12 @@ struct Layout {
     size_t air_batches = 0;            // batches [0, air_batches) hold exactly those lines
     std::vector<LineBatch> batches;    // run in order; each batch in parallel
     std::vector<PmlLine> pml;          // PML lines; line L owns cells air_cells + L * depth
+    // Frequency-dependent walls: the branch table (every material's), the faces, their cells.
+    std::vector<walls::BranchCoefficients<double>> wall_branches;
+    std::vector<WallFace> wall_faces;
+    std::vector<int32_t> wall_cells;
+    std::vector<double> wall_weights;
+    size_t wall_states = 0;
     int32_t source = -1;
     std::vector<int32_t> receivers;
     // Preprocessed::listener_cells(): the grid points, then their one-cell neighbours (for the
