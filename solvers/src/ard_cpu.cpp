@@ -416,9 +416,15 @@ class ArdCpu final : public Solver {
     schedule(static) if (L.wall_faces.size() > kParallelLines)
         for (long fi = 0; fi < static_cast<long>(L.wall_faces.size()); ++fi) {
             const auto f = static_cast<size_t>(fi);
-            wall_drive_[f] = wall_face_drive(
-                L.wall_faces[f], L.wall_cells.data(), wall_weights_.data(), wall_branches_.data(),
-                p, wall_s_.data(), wall_v_.data(), wall_u_[f], wall_dv_[f], wall_scale_);
+            const WallFace& w = L.wall_faces[f];
+            Real u = 0;
+            for (int32_t t = w.cells_begin; t < w.cells_end; ++t)
+                u +=
+                    wall_weights_[static_cast<size_t>(t)] * p[L.wall_cells[static_cast<size_t>(t)]];
+            const auto st = static_cast<size_t>(w.state_begin);
+            wall_drive_[f] = wall_face_drive(u, w.branches, wall_branches_.data() + w.branch_begin,
+                                             wall_s_.data() + st, wall_v_.data() + st, 1,
+                                             wall_u_[f], wall_dv_[f], wall_scale_);
         }
         // Faces share cells (corners, thin partitions): scattered in order.
         for (size_t f = 0; f < L.wall_faces.size(); ++f) {

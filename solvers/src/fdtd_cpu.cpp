@@ -200,8 +200,9 @@ class FdtdCpu final : public Solver {
                 // Non-air neighbours hold zero for ever, so the plain sum is the air sum.
                 const Real nb =
                     p[i - sx] + p[i + sx] + p[i - sy] + p[i + sy] + p[i - sz] + p[i + sz];
-                next[i] = boundary_update(p[i], next[i], nb, l2, k.air_neighbours, k.gain, k.loss,
-                                          lambda, terms, k.terms_begin, k.terms_end);
+                next[i] =
+                    boundary_update(p[i], next[i], nb, l2, k.air_neighbours, k.gain, k.loss, lambda,
+                                    terms, k.terms_begin, k.terms_end - k.terms_begin, 1);
             }
         }
         if (step_ < forcing_.size()) next[source_] += forcing_[step_];

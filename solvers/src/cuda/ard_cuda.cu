@@ -50,6 +50,14 @@ void with_constant(int v, F&& f) {
         f(std::integral_constant<int, 0>{});
 }
 
+// The most branches any wall face has: the device stores that many states per face.
+size_t most_wall_branches(const Layout& L) {
+    int32_t most = 0;
+    for (const WallFace& w : L.wall_faces)
+        most = std::max(most, w.branches);
+    return static_cast<size_t>(most);
+}
+
 // Bytes the solver will allocate for a layout.
 template <typename Real>
 size_t state_bytes(const Layout& L, size_t coefs, size_t samples) {
@@ -315,8 +323,18 @@ class ArdCuda final : public Solver, public Profiled {
         cur_ = 0;
         pending_.clear();
         pending_dirty_ = false;
-        for (auto* a : {&modes_[0], &modes_[1], &field_, &pml_old_, &psi_, &wall_s_, &wall_v_,
-                        &wall_u_, &wall_dv_}) {
+        for (auto* a : {&modes_[0], &modes_[1], &field_, &pml_old_, &psi_}) {
+            std::vector<Real> v(a->size());
+            read_array(in, v.data(), v.size());
+            a->assign(v);
+        }
+        for (auto* a : {&wall_s_, &wall_v_}) {
+            std::vector<Real> v(layout_.wall_states), dev(a->size(), Real(0));
+            read_array(in, v.data(), v.size());
+            for_each_wall_state([&](size_t host, size_t device) { dev[device] = v[host]; });
+            a->assign(dev);
+        }
+        for (auto* a : {&wall_u_, &wall_dv_}) {
             std::vector<Real> v(a->size());
             read_array(in, v.data(), v.size());
             a->assign(v);
@@ -392,42 +410,70 @@ class ArdCuda final : public Solver, public Profiled {
                 layout_.wall_states, layout_.wall_faces.size()};
     }
 
-    // The frequency-dependent walls' tables and state, and the gather of their drive per cell.
+    // The frequency-dependent walls' tables and state, face-minor (wall_faces_step), and the
+    // gather of their drive per cell.
     void upload_walls(size_t& t) {
         const Layout& L = layout_;
+        const size_t n = L.wall_faces.size();
         std::vector<walls::BranchCoefficients<Real>> table;
         for (const walls::BranchCoefficients<double>& b : L.wall_branches)
             table.push_back({static_cast<Real>(b.a), static_cast<Real>(b.rs),
                              static_cast<Real>(b.rv), static_cast<Real>(b.kdt)});
         wall_branches_.upload(table, t);
-        wall_faces_.upload(L.wall_faces, t);
-        wall_cells_.upload(L.wall_cells, t);
-        wall_weights_.upload(std::vector<Real>(L.wall_weights.begin(), L.wall_weights.end()), t);
-        const std::vector<Real> states(L.wall_states, Real(0)), faces(L.wall_faces.size(), Real(0));
+        std::vector<int32_t> cells(kReach * n, -1), begin(n), count(n);
+        std::vector<Real> weights(kReach * n, Real(0));
+        std::vector<std::pair<int32_t, int32_t>> to;  // (cell, term)
+        for (size_t f = 0; f < n; ++f) {
+            const WallFace& w = L.wall_faces[f];
+            if (w.cells_end - w.cells_begin > kReach)
+                throw std::logic_error("a wall face with more than kReach cells");
+            for (int32_t k = w.cells_begin; k < w.cells_end; ++k) {
+                const size_t at = static_cast<size_t>(k - w.cells_begin) * n + f;
+                cells[at] = L.wall_cells[static_cast<size_t>(k)];
+                weights[at] = static_cast<Real>(L.wall_weights[static_cast<size_t>(k)]);
+                to.emplace_back(cells[at], static_cast<int32_t>(at));
+            }
+            begin[f] = w.branch_begin;
+            count[f] = w.branches;
+        }
+        wall_cells_.upload(cells, t);
+        wall_weights_.upload(weights, t);
+        wall_branch_begin_.upload(begin, t);
+        wall_branch_count_.upload(count, t);
+        const std::vector<Real> states(most_wall_branches(L) * n, Real(0)), faces(n, Real(0));
         wall_s_.upload(states, t);
         wall_v_.upload(states, t);
         wall_u_.upload(faces, t);
         wall_dv_.upload(faces, t);
-        wall_terms_.allocate(L.wall_cells.size(), t);
-        std::vector<std::pair<int32_t, int32_t>> to;  // (cell, term)
-        for (size_t i = 0; i < L.wall_cells.size(); ++i)
-            to.emplace_back(L.wall_cells[i], static_cast<int32_t>(i));
+        wall_terms_.allocate(kReach * n, t);
         std::stable_sort(to.begin(), to.end(),
                          [](const auto& x, const auto& y) { return x.first < y.first; });
-        std::vector<int32_t> cells, offsets, terms;
+        std::vector<int32_t> gcells, offsets, terms;
         for (const auto& [cell, term] : to) {
-            if (cells.empty() || cells.back() != cell) {
-                cells.push_back(cell);
+            if (gcells.empty() || gcells.back() != cell) {
+                gcells.push_back(cell);
                 offsets.push_back(static_cast<int32_t>(terms.size()));
             }
             terms.push_back(term);
         }
         offsets.push_back(static_cast<int32_t>(terms.size()));
-        wall_gather_.cells.upload(cells, t);
+        wall_gather_.cells.upload(gcells, t);
         wall_gather_.offsets.upload(offsets, t);
         wall_gather_.terms_of.upload(terms, t);
         wall_scale_ = static_cast<Real>(L.c / (L.h * L.dt));
     }
+
+    // f(index in the CPU backend's state order, index on the device) for every branch state.
+    template <typename F>
+    void for_each_wall_state(F&& f) const {
+        const size_t n = layout_.wall_faces.size();
+        for (size_t i = 0; i < n; ++i) {
+            const WallFace& w = layout_.wall_faces[i];
+            for (int32_t b = 0; b < w.branches; ++b)
+                f(static_cast<size_t>(w.state_begin + b), static_cast<size_t>(b) * n + i);
+        }
+    }
+
     // Per group, in the mode layout [kz][ky][kx]: a, b (with the DCT round trip's 1/(8N)) and phi.
     void build_coefficients(std::vector<Real>& a, std::vector<Real>& b, std::vector<Real>& phi) {
         const Layout& L = layout_;
@@ -604,9 +650,9 @@ class ArdCuda final : public Solver, public Profiled {
         if (!L.wall_faces.empty()) {
             const long long n = static_cast<long long>(L.wall_faces.size());
             wall_faces_step<<<blocks(n), kBlock, 0, stream_>>>(
-                wall_faces_.get(), n, wall_cells_.get(), wall_weights_.get(), wall_branches_.get(),
-                field_.get(), wall_s_.get(), wall_v_.get(), wall_u_.get(), wall_dv_.get(),
-                wall_scale_, wall_terms_.get());
+                n, wall_cells_.get(), wall_weights_.get(), wall_branch_begin_.get(),
+                wall_branch_count_.get(), wall_branches_.get(), field_.get(), wall_s_.get(),
+                wall_v_.get(), wall_u_.get(), wall_dv_.get(), wall_scale_, wall_terms_.get());
             const long long nc = static_cast<long long>(wall_gather_.cells.size());
             gather_terms<<<blocks(nc), kBlock, 0, stream_>>>(
                 wall_gather_.cells.get(), wall_gather_.offsets.get(), wall_gather_.terms_of.get(),
@@ -712,8 +758,7 @@ class ArdCuda final : public Solver, public Profiled {
     DeviceArray<int32_t> lines_, pml_air_, pml_profile_of_, ghost_offsets_, ghost_terms_;
     DeviceArray<Real> ghost_weights_;
     DeviceArray<walls::BranchCoefficients<Real>> wall_branches_;
-    DeviceArray<WallFace> wall_faces_;
-    DeviceArray<int32_t> wall_cells_;
+    DeviceArray<int32_t> wall_cells_, wall_branch_begin_, wall_branch_count_;
     DeviceArray<Real> wall_weights_, wall_s_, wall_v_, wall_u_, wall_dv_, wall_terms_;
     Real wall_scale_ = 0;
     int32_t ghost_terms_each_ = 0;  // every ghost's number of terms, if the same (1-3), or 0

@@ -43,6 +43,15 @@ unsigned blocks(long long n) {
     return ard::cuda::blocks_for(n, kBlock);
 }
 
+// The boundary cells' wall branch terms on the device: term j of boundary cell b at j n + b
+// (n cells), so that a warp's loads are coalesced; padded to the most terms any cell has.
+size_t padded_terms(const FdtdLayout& L) {
+    int32_t most = 0;
+    for (const BoundaryCoefficients& b : L.coefficients)
+        most = std::max(most, b.terms_end - b.terms_begin);
+    return static_cast<size_t>(most) * L.boundary.size();
+}
+
 template <typename Real>
 size_t device_bytes(const FdtdLayout& L, const Sweep& s) {
     const size_t R = sizeof(Real);
@@ -51,7 +60,7 @@ size_t device_bytes(const FdtdLayout& L, const Sweep& s) {
     return 2 * a(L.grid.count(), R) + a(s.mask.size(), 4) + a(s.zrange.size(), sizeof(ZRange)) +
            a(L.boundary.size(), 8) + a(L.boundary.size(), sizeof(BoundaryCoef<Real>)) +
            a(L.branches.size(), sizeof(walls::BranchCoefficients<Real>)) +
-           a(L.term_branch.size(), 4 + 3 * R) + a(L.forcing.size(), R) + a(nsamp, 8) +
+           a(padded_terms(L), 4 + 3 * R) + a(L.forcing.size(), R) + a(nsamp, 8) +
            a(static_cast<size_t>(ring_slots(nsamp, R)) * nsamp, R) + a(1, 8) + a(1, 8);
 }
 
@@ -84,15 +93,27 @@ class FdtdCuda final : public Solver, public Profiled {
         for (double f : L.forcing)
             forcing.push_back(static_cast<Real>(f));
         std::vector<BoundaryCoef<Real>> coef;
-        for (const BoundaryCoefficients& b : L.coefficients)
-            coef.push_back({static_cast<Real>(b.air_neighbours), static_cast<Real>(b.gain),
-                            static_cast<Real>(b.loss), b.terms_begin, b.terms_end});
+        const size_t nb = L.boundary.size(), terms = padded_terms(L);
+        std::vector<int32_t> term_branch(terms, 0);
+        std::vector<Real> faces(terms, Real(0));
+        for (size_t b = 0; b < nb; ++b) {
+            const BoundaryCoefficients& k = L.coefficients[b];
+            coef.push_back({static_cast<Real>(k.air_neighbours), static_cast<Real>(k.gain),
+                            static_cast<Real>(k.loss), k.terms_end - k.terms_begin});
+            host_terms_.emplace_back(k.terms_begin, k.terms_end - k.terms_begin);
+            for (int32_t j = 0; j < k.terms_end - k.terms_begin; ++j) {
+                term_branch[static_cast<size_t>(j) * nb + b] =
+                    L.term_branch[static_cast<size_t>(k.terms_begin + j)];
+                faces[static_cast<size_t>(j) * nb + b] =
+                    static_cast<Real>(L.term_faces[static_cast<size_t>(k.terms_begin + j)]);
+            }
+        }
         std::vector<walls::BranchCoefficients<Real>> branches;
         for (const walls::BranchCoefficients<double>& b : L.branches)
             branches.push_back({static_cast<Real>(b.a), static_cast<Real>(b.rs),
                                 static_cast<Real>(b.rv), static_cast<Real>(b.kdt)});
-        std::vector<Real> faces(L.term_faces.begin(), L.term_faces.end());
-        const std::vector<Real> zeros(L.term_branch.size(), Real(0));
+        const std::vector<Real> zeros(terms, Real(0));
+        term_count_ = L.term_branch.size();
         std::vector<unsigned long long> boundary(L.boundary.begin(), L.boundary.end());
         std::vector<unsigned long long> cells(L.receivers.begin(), L.receivers.end());
         cells.insert(cells.end(), L.grid_cells.begin(), L.grid_cells.end());
@@ -108,7 +129,7 @@ class FdtdCuda final : public Solver, public Profiled {
         boundary_.upload(boundary, t);
         coef_.upload(coef, t);
         branches_.upload(branches, t);
-        term_branch_.upload(L.term_branch, t);
+        term_branch_.upload(term_branch, t);
         term_faces_.upload(faces, t);
         branch_s_.upload(zeros, t);
         branch_v_.upload(zeros, t);
@@ -202,9 +223,12 @@ class FdtdCuda final : public Solver, public Profiled {
             const std::vector<Real> v = a->download();
             write_array(out, v.data(), v.size());
         }
-        write_pod(out, static_cast<uint64_t>(branch_s_.size()));
+        // The branch states in the CPU backend's order (each cell's terms together).
+        write_pod(out, static_cast<uint64_t>(term_count_));
         for (const auto* a : {&branch_s_, &branch_v_}) {
-            const std::vector<Real> v = a->download();
+            const std::vector<Real> dev = a->download();
+            std::vector<Real> v(term_count_);
+            for_each_term([&](size_t host, size_t device) { v[host] = dev[device]; });
             write_array(out, v.data(), v.size());
         }
         save_signals(out);
@@ -226,12 +250,13 @@ class FdtdCuda final : public Solver, public Profiled {
             read_array(in, v.data(), v.size());
             a->assign(v);
         }
-        if (read_pod<uint64_t>(in) != branch_s_.size())
+        if (read_pod<uint64_t>(in) != term_count_)
             throw InputError("the checkpoint was written for another scene's walls");
         for (auto* a : {&branch_s_, &branch_v_}) {
-            std::vector<Real> v(a->size());
+            std::vector<Real> v(term_count_), dev(a->size(), Real(0));
             read_array(in, v.data(), v.size());
-            a->assign(v);
+            for_each_term([&](size_t host, size_t device) { dev[device] = v[host]; });
+            a->assign(dev);
         }
         const unsigned long long s = step_;
         ARDENT_CUDA_CHECK(cudaMemcpy(step_counter_.get(), &s, sizeof s, cudaMemcpyHostToDevice));
@@ -285,6 +310,15 @@ class FdtdCuda final : public Solver, public Profiled {
 
   private:
     static constexpr size_t kCheckEvery = 64;
+
+    // f(index in the CPU backend's term order, index on the device) for every branch term.
+    template <typename F>
+    void for_each_term(F&& f) const {
+        const size_t nb = host_terms_.size();
+        for (size_t b = 0; b < nb; ++b)
+            for (int32_t j = 0; j < host_terms_[b].second; ++j)
+                f(static_cast<size_t>(host_terms_[b].first + j), static_cast<size_t>(j) * nb + b);
+    }
 
     bool is_air(size_t i) const {
         if (std::binary_search(host_boundary_.begin(), host_boundary_.end(), i)) return true;
@@ -395,6 +429,8 @@ class FdtdCuda final : public Solver, public Profiled {
     DeviceArray<walls::BranchCoefficients<Real>> branches_;
     DeviceArray<int32_t> term_branch_;
     DeviceArray<Real> term_faces_, branch_s_, branch_v_;
+    std::vector<std::pair<int32_t, int32_t>> host_terms_;  // per boundary cell: CPU first, count
+    size_t term_count_ = 0;                                // terms in the CPU backend's order
     DeviceArray<double> energy_;
     int cur_ = 0;
     size_t flushed_ = 0;

@@ -110,21 +110,31 @@ __global__ void gather_terms(const int32_t* __restrict__ cells, const int32_t* _
     force[c] = s;
 }
 
-// One thread per frequency-dependent wall face (wall_face_drive, the CPU backend's): its drive
-// times each of its cells' weights into `terms`, which gather_terms then adds per cell.
+// One thread per frequency-dependent wall face (wall_face_drive, the CPU backend's), every
+// array face-minor so that a warp's loads are coalesced: its cells and weights at j n + f
+// (j < kReach, cell -1 unused), its branch states at b n + f, and its drive times each weight
+// into terms[j n + f], which gather_terms then adds per cell.
 template <typename Real>
-__global__ void wall_faces_step(const WallFace* __restrict__ faces, long long count,
-                                const int32_t* __restrict__ cells, const Real* __restrict__ weights,
+__global__ void wall_faces_step(long long n, const int32_t* __restrict__ cells,
+                                const Real* __restrict__ weights,
+                                const int32_t* __restrict__ branch_begin,
+                                const int32_t* __restrict__ branches,
                                 const walls::BranchCoefficients<Real>* __restrict__ table,
                                 const Real* __restrict__ p, Real* s, Real* v, Real* u_prev,
                                 Real* dv_prev, Real scale, Real* __restrict__ terms) {
     const long long f = thread_index();
-    if (f >= count) return;
-    const WallFace w = faces[f];
-    const Real drive =
-        wall_face_drive(w, cells, weights, table, p, s, v, u_prev[f], dv_prev[f], scale);
-    for (int32_t t = w.cells_begin; t < w.cells_end; ++t)
-        terms[t] = weights[t] * drive;
+    if (f >= n) return;
+    Real u = 0;
+#pragma unroll
+    for (int j = 0; j < kReach; ++j) {
+        const int32_t c = cells[j * n + f];
+        if (c >= 0) u += weights[j * n + f] * p[c];
+    }
+    const Real drive = wall_face_drive(u, branches[f], table + branch_begin[f], s + f, v + f, n,
+                                       u_prev[f], dv_prev[f], scale);
+#pragma unroll
+    for (int j = 0; j < kReach; ++j)
+        terms[j * n + f] = weights[j * n + f] * drive;
 }
 
 // The source and the sampling of a step, in one block, which then advances the step counter

@@ -109,29 +109,28 @@ struct WallFace {
     int32_t state_begin;
 };
 
-// The pressure at a wall face from the field 1/2, 3/2 and 5/2 cells in front of it, for a field
-// even about the face: the 6-point Lagrange interpolation at the face, (150, -25, 3) / 128.
+// The pressure at a wall face from the field 1/2, 3/2 and 5/2 cells in front of it (a face has
+// at most kReach cells: one per distance, the true field there being a single air cell), for a
+// field even about the face: the 6-point Lagrange interpolation at the face, (150, -25, 3) / 128.
 inline constexpr double kWallFaceWeights[kReach] = {150.0 / 128, -25.0 / 128, 3.0 / 128};
 
-// One wall face's step, host and device alike: the face pressure u from the field p, the
-// branches stepped with (u + u_prev) / 2 (wall_physics.h's explicit form, half a step early),
-// and the drive on the face's cells, -scale (3 dv - dv_prev) / 2 with scale = c / (h dt): the
-// velocity change extrapolated half a step forward, to the step itself. Without that the drive
-// lags half a step, which took a mass-like branch's absorption 30 % low at 0.6 f_max. Updates
-// u_prev, dv_prev and the branch states; returns the drive.
+// One wall face's step, host and device alike: given the face pressure u at step n, its
+// branches (table[0, branches), states s and v at 0, stride, 2 stride, ...) stepped with
+// (u + u_prev) / 2 (wall_physics.h's explicit form, half a step early), and the drive on the
+// face's cells, -scale (3 dv - dv_prev) / 2 with scale = c / (h dt): the velocity change
+// extrapolated half a step forward, to the step itself. Without that the drive lags half a step,
+// which took a mass-like branch's absorption 30 % low at 0.6 f_max. Updates u_prev, dv_prev and
+// the branch states; returns the drive.
 template <typename Real>
-ARDENT_HD inline Real wall_face_drive(const WallFace& w, const int32_t* cells, const Real* weights,
-                                      const walls::BranchCoefficients<Real>* table, const Real* p,
-                                      Real* s, Real* v, Real& u_prev, Real& dv_prev, Real scale) {
-    Real u = 0;
-    for (int32_t t = w.cells_begin; t < w.cells_end; ++t)
-        u += weights[t] * p[cells[t]];
+ARDENT_HD inline Real wall_face_drive(Real u, int32_t branches,
+                                      const walls::BranchCoefficients<Real>* table, Real* s,
+                                      Real* v, long long stride, Real& u_prev, Real& dv_prev,
+                                      Real scale) {
     const Real input4 = 2 * (u + u_prev);
     u_prev = u;
     Real dv = 0;
-    for (int32_t b = 0; b < w.branches; ++b)
-        dv += walls::branch_step(table[w.branch_begin + b], input4, s[w.state_begin + b],
-                                 v[w.state_begin + b]);
+    for (int32_t b = 0; b < branches; ++b)
+        dv += walls::branch_step(table[b], input4, s[b * stride], v[b * stride]);
     const Real drive = -scale * (3 * dv - dv_prev) / 2;
     dv_prev = dv;
     return drive;

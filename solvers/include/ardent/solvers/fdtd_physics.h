@@ -55,7 +55,8 @@ ARDENT_HD inline BoundaryCoefficients boundary_coefficients(int air_neighbours, 
 }
 
 // The wall branch terms of all boundary cells: term t is branch `branch[t]` of the table, on
-// `faces[t]` faces of its cell, with state s[t], v[t].
+// `faces[t]` faces of its cell, with state s[t], v[t]. A cell's terms are first + j stride,
+// j < count: consecutive on the CPU, one boundary cell apart on the GPU (coalesced).
 template <typename Real>
 struct WallTerms {
     const walls::BranchCoefficients<Real>* table;
@@ -70,17 +71,21 @@ struct WallTerms {
 template <typename Real>
 ARDENT_HD inline Real boundary_update(Real p, Real p_prev, Real neighbours, Real lambda2,
                                       Real air_neighbours, Real gain, Real loss, Real lambda,
-                                      const WallTerms<Real>& w, int32_t begin, int32_t end) {
+                                      const WallTerms<Real>& w, long long first, int32_t count,
+                                      long long stride) {
     Real drive = 0;
-    for (int32_t t = begin; t < end; ++t) {
+    for (int32_t j = 0; j < count; ++j) {
+        const long long t = first + j * stride;
         const walls::BranchCoefficients<Real>& b = w.table[w.branch[t]];
         drive += w.faces[t] * (b.a * (2 * p + p_prev) - walls::branch_history(b, w.s[t], w.v[t]));
     }
     const Real next = gain * (2 * p - (1 - loss) * p_prev +
                               lambda2 * (neighbours - air_neighbours * p) - lambda * drive);
     const Real input4 = next + 2 * p + p_prev;
-    for (int32_t t = begin; t < end; ++t)
+    for (int32_t j = 0; j < count; ++j) {
+        const long long t = first + j * stride;
         walls::branch_step(w.table[w.branch[t]], input4, w.s[t], w.v[t]);
+    }
     return next;
 }
 
