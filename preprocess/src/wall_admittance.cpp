@@ -340,26 +340,29 @@ WallFit fit_wall(const Material& m, double max_frequency) {
     auto worst = [&](const WallAdmittance& y) {
         double w = 0;
         for (const FittedBand& b : fit.bands) {
-            if (!b.judged || b.target > cap) continue;
+            if (!b.judged) continue;
+            // An unreachable coefficient is judged against the most a wall absorbs.
+            const double want = std::min(b.target, cap);
             const double got = paris_absorption(y.at(kTwoPi * b.hz));
-            w = std::max(w, std::abs(got - b.target) / std::max(0.003, 0.03 * b.target));
+            w = std::max(w, std::abs(got - want) / std::max(0.003, 0.03 * want));
         }
         return w;
     };
     const double start = worst(best);
-    for (;;) {
-        // The weakest branch still in use (by its conductance).
-        size_t weakest = candidates.size();
-        for (size_t k = 0; k < candidates.size(); ++k)
-            if (use[k] && (weakest == candidates.size() ||
-                           candidates[k].conductance < candidates[weakest].conductance))
-                weakest = k;
-        if (weakest == candidates.size()) break;
-        use[weakest] = false;
+    // Weakest first (by conductance); a branch whose removal breaks a band stays, and the next
+    // weakest is tried.
+    std::vector<size_t> order;
+    for (size_t k = 0; k < candidates.size(); ++k)
+        if (use[k]) order.push_back(k);
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return candidates[a].conductance < candidates[b].conductance;
+    });
+    for (size_t k : order) {
+        use[k] = false;
         const WallAdmittance trial = fit_candidates(candidates, use, samples);
         if (worst(trial) > std::max(1.0, start)) {
-            use[weakest] = true;
-            break;
+            use[k] = true;
+            continue;
         }
         best = trial;
     }
