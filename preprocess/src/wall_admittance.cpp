@@ -387,19 +387,6 @@ WallFit fit_wall(const Material& m, double max_frequency) {
     return fit;
 }
 
-double range_mean_admittance(const Material& m, double max_frequency) {
-    bool open = true;
-    for (const AbsorptionBand& b : m.absorption)
-        open = open && b.alpha >= 1;
-    if (open) return 1;
-    constexpr int kSamples = 64;
-    const double lo = 0.05 * max_frequency;
-    double sum = 0;
-    for (int i = 0; i < kSamples; ++i)
-        sum += m.absorption_at(lo * std::pow(20.0, (i + 0.5) / kSamples));
-    return real_admittance_for(sum / kSamples);
-}
-
 std::vector<WallFit> fit_walls(const Scene& scene) {
     std::vector<WallFit> out;
     for (const Material& m : scene.materials)

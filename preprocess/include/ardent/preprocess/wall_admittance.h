@@ -3,8 +3,8 @@
 // a surface admittance beta (normalised by 1 / (rho c)) built from a conductance and series R-L-C
 // branches in parallel, each passive by construction, so that Paris' integral of the oblique
 // reflection R(theta) = (cos theta - beta) / (cos theta + beta) over a diffuse field matches the
-// given coefficient in every band of the simulated range. `ardent info` reports the fit; the
-// solvers take range_mean_admittance() until they step the branches in time (docs/materials.md).
+// given coefficient in every band of the simulated range. `ardent info` reports the fit; every
+// solver steps the fitted conductance and branches in time (wall_physics.h, docs/materials.md).
 #pragma once
 
 #include <complex>
@@ -68,12 +68,6 @@ struct WallFit {
     std::vector<std::string> warnings;     // unreachable coefficients, bands the fit misses
     double lowest_hz = 0, highest_hz = 0;  // the range the fit is judged on
 };
-
-// The one real admittance the solvers give material `m` today (docs/materials.md, "What the
-// solvers use"): the one whose random-incidence absorption is the material's mean over the
-// simulated range [0.05 f_max, f_max] (log-spaced). Absorption 1 everywhere gives 1, the fully
-// absorbing (open) boundary at normal incidence.
-double range_mean_admittance(const Material& m, double max_frequency);
 
 // Fits the wall of material `m` for a simulation up to max_frequency.
 WallFit fit_wall(const Material& m, double max_frequency);

@@ -92,7 +92,7 @@ struct LineBatch {
 struct PmlLine {
     int32_t air[kReach];  // what the line sees 1, 2, ... cells beyond its face (cell or ghost)
     int32_t material;
-    double reflection;  // R at the face: (1 - beta) / (1 + beta), range_mean_admittance()
+    double reflection;  // R at the face: (1 - g) / (1 + g), g the fitted wall's conductance
     double sigma_max;   // 1/s, at the rigid back of the layer
 };
 
