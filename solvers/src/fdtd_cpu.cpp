@@ -32,15 +32,17 @@ class FdtdCpu final : public Solver {
         boundary_ = L.boundary;
         for (const BoundaryCoefficients& b : L.coefficients)
             coef_.push_back({static_cast<Real>(b.air_neighbours), static_cast<Real>(b.gain),
-                             static_cast<Real>(b.loss), b.terms_begin, b.terms_end});
+                             static_cast<Real>(b.loss), b.groups_begin,
+                             b.groups_end - b.groups_begin, b.terms_begin});
         lambda_ = static_cast<Real>(L.lambda);
         for (const walls::BranchCoefficients<double>& b : L.branches)
             branches_.push_back({static_cast<Real>(b.a), static_cast<Real>(b.rs),
                                  static_cast<Real>(b.rv), static_cast<Real>(b.kdt)});
-        term_branch_ = L.term_branch;
-        term_faces_.assign(L.term_faces.begin(), L.term_faces.end());
-        branch_s_.assign(term_branch_.size(), Real(0));
-        branch_v_.assign(term_branch_.size(), Real(0));
+        group_first_ = L.group_first;
+        group_count_ = L.group_count;
+        group_faces_.assign(L.group_faces.begin(), L.group_faces.end());
+        branch_s_.assign(L.terms, Real(0));
+        branch_v_.assign(L.terms, Real(0));
 
         const size_t n = g.count();
         p_.assign(n, Real(0));
@@ -114,7 +116,8 @@ class FdtdCpu final : public Solver {
         return sizeof(Real) * (p_.size() + prev_.size()) +
                boundary_.size() * (sizeof(size_t) + sizeof(Coefficients)) +
                runs_.size() * sizeof(Run) +
-               term_branch_.size() * (sizeof(int32_t) + 3 * sizeof(Real));
+               group_first_.size() * (2 * sizeof(int32_t) + sizeof(Real)) +
+               branch_s_.size() * 2 * sizeof(Real);
     }
 
     void save_state(std::ostream& out) const override {
@@ -156,7 +159,7 @@ class FdtdCpu final : public Solver {
     };
     struct Coefficients {
         Real air_neighbours, gain, loss;
-        int32_t terms_begin, terms_end;
+        int32_t groups_begin, groups, terms_begin;
     };
 
     bool is_air(size_t i) const {
@@ -177,8 +180,8 @@ class FdtdCpu final : public Solver {
             grid_signals_[i].push_back(static_cast<float>(p[grid_cells_[i]]));
         const size_t sx = offsets_[0], sy = offsets_[1], sz = offsets_[2];
         const Real l2 = lambda2_, lambda = lambda_;
-        const WallTerms<Real> terms{branches_.data(), term_branch_.data(), term_faces_.data(),
-                                    branch_s_.data(), branch_v_.data()};
+        const WallTerms<Real> terms{branches_.data(),    group_first_.data(), group_count_.data(),
+                                    group_faces_.data(), branch_s_.data(),    branch_v_.data()};
 #pragma omp parallel num_threads(threads_) if (p_.size() > kParallelCells)
         {
 #pragma omp for schedule(static) nowait
@@ -202,7 +205,7 @@ class FdtdCpu final : public Solver {
                     p[i - sx] + p[i + sx] + p[i - sy] + p[i + sy] + p[i - sz] + p[i + sz];
                 next[i] =
                     boundary_update(p[i], next[i], nb, l2, k.air_neighbours, k.gain, k.loss, lambda,
-                                    terms, k.terms_begin, k.terms_end - k.terms_begin, 1);
+                                    terms, {k.groups_begin, k.groups, 1, k.terms_begin, 1});
             }
         }
         if (step_ < forcing_.size()) next[source_] += forcing_[step_];
@@ -215,8 +218,8 @@ class FdtdCpu final : public Solver {
     Real lambda2_ = 0, lambda_ = 0;
     // The walls' branch table and the boundary cells' branch terms with their state.
     std::vector<walls::BranchCoefficients<Real>> branches_;
-    std::vector<int32_t> term_branch_;
-    std::vector<Real> term_faces_, branch_s_, branch_v_;
+    std::vector<int32_t> group_first_, group_count_;
+    std::vector<Real> group_faces_, branch_s_, branch_v_;
     std::vector<Real> forcing_;
     std::vector<Real> p_, prev_;
     std::vector<Run> runs_;

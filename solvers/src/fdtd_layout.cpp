@@ -64,20 +64,25 @@ FdtdLayout build_fdtd_layout(const Preprocessed& p, size_t source, bool listener
                     ++L.interior_cells;
                     continue;
                 }
-                const auto begin = static_cast<int32_t>(L.term_branch.size());
+                const auto groups_begin = static_cast<int32_t>(L.group_first.size());
+                const auto terms_begin = static_cast<int32_t>(L.terms);
                 double branch_gain = 0;
-                for (size_t m = 0; m < materials; ++m)
-                    for (int32_t b = first_branch[m]; faces_of[m] > 0 && b < first_branch[m + 1];
-                         ++b) {
-                        L.term_branch.push_back(b);
-                        L.term_faces.push_back(faces_of[m]);
+                for (size_t m = 0; m < materials; ++m) {
+                    const int32_t n = first_branch[m + 1] - first_branch[m];
+                    if (faces_of[m] == 0 || n == 0) continue;
+                    L.group_first.push_back(first_branch[m]);
+                    L.group_count.push_back(n);
+                    L.group_faces.push_back(faces_of[m]);
+                    L.terms += static_cast<size_t>(n);
+                    for (int32_t b = first_branch[m]; b < first_branch[m + 1]; ++b)
                         branch_gain += faces_of[m] * L.branches[static_cast<size_t>(b)].a;
-                    }
+                }
                 L.boundary.push_back(idx);
                 BoundaryCoefficients bc =
                     boundary_coefficients(neighbours, beta_sum, L.lambda, branch_gain);
-                bc.terms_begin = begin;
-                bc.terms_end = static_cast<int32_t>(L.term_branch.size());
+                bc.groups_begin = groups_begin;
+                bc.groups_end = static_cast<int32_t>(L.group_first.size());
+                bc.terms_begin = terms_begin;
                 L.coefficients.push_back(bc);
             }
 

@@ -28,11 +28,13 @@ struct FdtdLayout {
     Excitation excitation;
     std::vector<size_t> boundary;  // grid indices, ascending
     std::vector<BoundaryCoefficients> coefficients;
-    // The walls' frequency-dependent branches (every material's, in scene order) and the branch
-    // terms of the boundary cells (BoundaryCoefficients::terms_begin/end, WallTerms).
+    // The walls' frequency-dependent branches (every material's, in scene order), the boundary
+    // cells' branch groups (BoundaryCoefficients::groups_begin/end, WallTerms) and the number of
+    // branch states over all cells.
     std::vector<walls::BranchCoefficients<double>> branches;
-    std::vector<int32_t> term_branch;
-    std::vector<double> term_faces;
+    std::vector<int32_t> group_first, group_count;
+    std::vector<double> group_faces;
+    size_t terms = 0;
     size_t interior_cells = 0;
     size_t source = 0;               // grid index of the driving source's cell
     std::vector<double> forcing;     // added to the source cell's new value at step n (empty: none)

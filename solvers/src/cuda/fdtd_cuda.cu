@@ -43,13 +43,23 @@ unsigned blocks(long long n) {
     return ard::cuda::blocks_for(n, kBlock);
 }
 
-// The boundary cells' wall branch terms on the device: term j of boundary cell b at j n + b
-// (n cells), so that a warp's loads are coalesced; padded to the most terms any cell has.
-size_t padded_terms(const FdtdLayout& L) {
-    int32_t most = 0;
-    for (const BoundaryCoefficients& b : L.coefficients)
-        most = std::max(most, b.terms_end - b.terms_begin);
-    return static_cast<size_t>(most) * L.boundary.size();
+// The boundary cells' wall branch groups and states on the device: group i (state j) of boundary
+// cell b at i n + b (j n + b), n cells, so that a warp's loads are coalesced; padded to the most
+// groups (states) any cell has.
+struct Padding {
+    size_t groups = 0, terms = 0;
+};
+Padding padding(const FdtdLayout& L) {
+    int32_t groups = 0, terms = 0;
+    for (size_t b = 0; b < L.coefficients.size(); ++b) {
+        const BoundaryCoefficients& k = L.coefficients[b];
+        groups = std::max(groups, k.groups_end - k.groups_begin);
+        const int32_t next = b + 1 < L.coefficients.size() ? L.coefficients[b + 1].terms_begin
+                                                           : static_cast<int32_t>(L.terms);
+        terms = std::max(terms, next - k.terms_begin);
+    }
+    return {static_cast<size_t>(groups) * L.boundary.size(),
+            static_cast<size_t>(terms) * L.boundary.size()};
 }
 
 template <typename Real>
@@ -60,8 +70,9 @@ size_t device_bytes(const FdtdLayout& L, const Sweep& s) {
     return 2 * a(L.grid.count(), R) + a(s.mask.size(), 4) + a(s.zrange.size(), sizeof(ZRange)) +
            a(L.boundary.size(), 8) + a(L.boundary.size(), sizeof(BoundaryCoef<Real>)) +
            a(L.branches.size(), sizeof(walls::BranchCoefficients<Real>)) +
-           a(padded_terms(L), 4 + 3 * R) + a(L.forcing.size(), R) + a(nsamp, 8) +
-           a(static_cast<size_t>(ring_slots(nsamp, R)) * nsamp, R) + a(1, 8) + a(1, 8);
+           a(padding(L).groups, 8 + R) + a(padding(L).terms, 2 * R) + a(L.forcing.size(), R) +
+           a(nsamp, 8) + a(static_cast<size_t>(ring_slots(nsamp, R)) * nsamp, R) + a(1, 8) +
+           a(1, 8);
 }
 
 class Profiled {
@@ -93,27 +104,31 @@ class FdtdCuda final : public Solver, public Profiled {
         for (double f : L.forcing)
             forcing.push_back(static_cast<Real>(f));
         std::vector<BoundaryCoef<Real>> coef;
-        const size_t nb = L.boundary.size(), terms = padded_terms(L);
-        std::vector<int32_t> term_branch(terms, 0);
-        std::vector<Real> faces(terms, Real(0));
+        const size_t nb = L.boundary.size();
+        const Padding pad = padding(L);
+        std::vector<int32_t> group_first(pad.groups, 0), group_count(pad.groups, 0);
+        std::vector<Real> group_faces(pad.groups, Real(0));
         for (size_t b = 0; b < nb; ++b) {
             const BoundaryCoefficients& k = L.coefficients[b];
+            const int32_t groups = k.groups_end - k.groups_begin;
             coef.push_back({static_cast<Real>(k.air_neighbours), static_cast<Real>(k.gain),
-                            static_cast<Real>(k.loss), k.terms_end - k.terms_begin});
-            host_terms_.emplace_back(k.terms_begin, k.terms_end - k.terms_begin);
-            for (int32_t j = 0; j < k.terms_end - k.terms_begin; ++j) {
-                term_branch[static_cast<size_t>(j) * nb + b] =
-                    L.term_branch[static_cast<size_t>(k.terms_begin + j)];
-                faces[static_cast<size_t>(j) * nb + b] =
-                    static_cast<Real>(L.term_faces[static_cast<size_t>(k.terms_begin + j)]);
+                            static_cast<Real>(k.loss), groups});
+            int32_t terms = 0;
+            for (int32_t i = 0; i < groups; ++i) {
+                const auto g = static_cast<size_t>(k.groups_begin + i);
+                group_first[static_cast<size_t>(i) * nb + b] = L.group_first[g];
+                group_count[static_cast<size_t>(i) * nb + b] = L.group_count[g];
+                group_faces[static_cast<size_t>(i) * nb + b] = static_cast<Real>(L.group_faces[g]);
+                terms += L.group_count[g];
             }
+            host_terms_.emplace_back(k.terms_begin, terms);
         }
         std::vector<walls::BranchCoefficients<Real>> branches;
         for (const walls::BranchCoefficients<double>& b : L.branches)
             branches.push_back({static_cast<Real>(b.a), static_cast<Real>(b.rs),
                                 static_cast<Real>(b.rv), static_cast<Real>(b.kdt)});
-        const std::vector<Real> zeros(terms, Real(0));
-        term_count_ = L.term_branch.size();
+        const std::vector<Real> zeros(pad.terms, Real(0));
+        term_count_ = L.terms;
         std::vector<unsigned long long> boundary(L.boundary.begin(), L.boundary.end());
         std::vector<unsigned long long> cells(L.receivers.begin(), L.receivers.end());
         cells.insert(cells.end(), L.grid_cells.begin(), L.grid_cells.end());
@@ -129,8 +144,9 @@ class FdtdCuda final : public Solver, public Profiled {
         boundary_.upload(boundary, t);
         coef_.upload(coef, t);
         branches_.upload(branches, t);
-        term_branch_.upload(term_branch, t);
-        term_faces_.upload(faces, t);
+        group_first_.upload(group_first, t);
+        group_count_.upload(group_count, t);
+        group_faces_.upload(group_faces, t);
         branch_s_.upload(zeros, t);
         branch_v_.upload(zeros, t);
         forcing_.upload(forcing, t);
@@ -347,8 +363,8 @@ class FdtdCuda final : public Solver, public Profiled {
             boundary_cells<Real><<<blocks(nb), kBlock, 0, stream_>>>(
                 p, next, boundary_.get(), coef_.get(), nb, sweep_.shape.sy, sweep_.shape.sz,
                 lambda2_, lambda_,
-                WallTerms<Real>{branches_.get(), term_branch_.get(), term_faces_.get(),
-                                branch_s_.get(), branch_v_.get()});
+                WallTerms<Real>{branches_.get(), group_first_.get(), group_count_.get(),
+                                group_faces_.get(), branch_s_.get(), branch_v_.get()});
         mark(2);
         record_and_force<Real><<<blocks(static_cast<long long>(nsamp_) + 1), kBlock, 0, stream_>>>(
             p, next, sample_cells_.get(), static_cast<int>(nsamp_), samples_.get(), slots_,
@@ -427,8 +443,8 @@ class FdtdCuda final : public Solver, public Profiled {
     DeviceArray<BoundaryCoef<Real>> coef_;
     // The walls' branch table and the boundary cells' branch terms with their state.
     DeviceArray<walls::BranchCoefficients<Real>> branches_;
-    DeviceArray<int32_t> term_branch_;
-    DeviceArray<Real> term_faces_, branch_s_, branch_v_;
+    DeviceArray<int32_t> group_first_, group_count_;
+    DeviceArray<Real> group_faces_, branch_s_, branch_v_;
     std::vector<std::pair<int32_t, int32_t>> host_terms_;  // per boundary cell: CPU first, count
     size_t term_count_ = 0;                                // terms in the CPU backend's order
     DeviceArray<double> energy_;

@@ -20,7 +20,7 @@ inline constexpr int kBlock = 256;  // 1-D kernels
 template <typename Real>
 struct BoundaryCoef {
     Real air_neighbours, gain, loss;
-    int32_t terms;  // its wall branch terms: b + j n, j < terms (n boundary cells)
+    int32_t groups;  // its wall branch groups at b + i n, its branch states at b + j n (n cells)
 };
 
 // One step for the interior cells; the tables are fdtd_sweep.h's (sweep_updates() there walks them
@@ -69,7 +69,7 @@ __global__ void boundary_cells(const Real* __restrict__ p, Real* __restrict__ ne
     // Non-air neighbours hold zero for ever, so the plain sum is the air sum.
     const Real nb = p[i - 1] + p[i + 1] + p[i - sy] + p[i + sy] + p[i - sz] + p[i + sz];
     next[i] = boundary_update(p[i], next[i], nb, lambda2, k.air_neighbours, k.gain, k.loss, lambda,
-                              terms, b, k.terms, n);
+                              terms, CellWalls{b, k.groups, n, b, n});
 }
 
 // After the updates: records p (this step's field) at the sampled cells into slot step % slots of

@@ -38,53 +38,69 @@ ARDENT_HD inline Real interior_update(Real p, Real p_prev, Real neighbours, Real
     return 2 * p - p_prev + lambda2 * (neighbours - 6 * p);
 }
 
-// Per boundary cell: its air neighbours K, the loss terms of the update above and its wall
-// branch terms [terms_begin, terms_end) (one per branch of each material on its faces).
+// Per boundary cell: its air neighbours K, the loss terms of the update above, its wall branch
+// groups [groups_begin, groups_end) (one per material with branches on its faces) and the first
+// of its branch states (one per branch of each group, in order).
 struct BoundaryCoefficients {
     double air_neighbours;  // K
     double gain;            // 1 / (1 + lambda B / 2 + lambda sum(faces a))
     double loss;            // lambda B / 2
-    int32_t terms_begin = 0, terms_end = 0;
+    int32_t groups_begin = 0, groups_end = 0;
+    int32_t terms_begin = 0;
 };
 
-// branch_gain: the sum over the cell's branch terms of faces * a (wall_physics.h).
+// branch_gain: the sum over the cell's branches of faces * a (wall_physics.h).
 ARDENT_HD inline BoundaryCoefficients boundary_coefficients(int air_neighbours, double beta_sum,
                                                             double lambda, double branch_gain = 0) {
     const double loss = 0.5 * lambda * beta_sum;
     return {static_cast<double>(air_neighbours), 1 / (1 + loss + lambda * branch_gain), loss};
 }
 
-// The wall branch terms of all boundary cells: term t is branch `branch[t]` of the table, on
-// `faces[t]` faces of its cell, with state s[t], v[t]. A cell's terms are first + j stride,
-// j < count: consecutive on the CPU, one boundary cell apart on the GPU (coalesced).
+// The walls' branches on the boundary cells: group g is branches [first[g], first[g] + count[g])
+// of the table on faces[g] faces of its cell; term t (a branch of a group) has state s[t], v[t].
+// A cell's groups are g0 + i group_stride and its terms t0 + j term_stride: consecutive on the CPU,
+// one boundary cell apart on the GPU (coalesced).
 template <typename Real>
 struct WallTerms {
     const walls::BranchCoefficients<Real>* table;
-    const int32_t* branch;
+    const int32_t* first;
+    const int32_t* count;
     const Real* faces;
     Real* s;
     Real* v;
 };
 
-// A rigid cell (B = 0, no terms: gain 1, loss 0) is the interior update with K neighbours,
-// exactly. Steps the cell's branch terms too.
+struct CellWalls {
+    long long g0;
+    int32_t groups;
+    long long group_stride, t0, term_stride;
+};
+
+// A rigid cell (B = 0, no branches: gain 1, loss 0) is the interior update with K neighbours,
+// exactly. Steps the cell's branches too.
 template <typename Real>
 ARDENT_HD inline Real boundary_update(Real p, Real p_prev, Real neighbours, Real lambda2,
                                       Real air_neighbours, Real gain, Real loss, Real lambda,
-                                      const WallTerms<Real>& w, long long first, int32_t count,
-                                      long long stride) {
+                                      const WallTerms<Real>& w, const CellWalls& c) {
     Real drive = 0;
-    for (int32_t j = 0; j < count; ++j) {
-        const long long t = first + j * stride;
-        const walls::BranchCoefficients<Real>& b = w.table[w.branch[t]];
-        drive += w.faces[t] * (b.a * (2 * p + p_prev) - walls::branch_history(b, w.s[t], w.v[t]));
+    long long t = c.t0;
+    for (int32_t i = 0; i < c.groups; ++i) {
+        const long long g = c.g0 + i * c.group_stride;
+        const walls::BranchCoefficients<Real>* b = w.table + w.first[g];
+        Real sum = 0;
+        for (int32_t k = 0; k < w.count[g]; ++k, t += c.term_stride)
+            sum += b[k].a * (2 * p + p_prev) - walls::branch_history(b[k], w.s[t], w.v[t]);
+        drive += w.faces[g] * sum;
     }
     const Real next = gain * (2 * p - (1 - loss) * p_prev +
                               lambda2 * (neighbours - air_neighbours * p) - lambda * drive);
     const Real input4 = next + 2 * p + p_prev;
-    for (int32_t j = 0; j < count; ++j) {
-        const long long t = first + j * stride;
-        walls::branch_step(w.table[w.branch[t]], input4, w.s[t], w.v[t]);
+    t = c.t0;
+    for (int32_t i = 0; i < c.groups; ++i) {
+        const long long g = c.g0 + i * c.group_stride;
+        const walls::BranchCoefficients<Real>* b = w.table + w.first[g];
+        for (int32_t k = 0; k < w.count[g]; ++k, t += c.term_stride)
+            walls::branch_step(b[k], input4, w.s[t], w.v[t]);
     }
     return next;
 }
