@@ -133,23 +133,11 @@ INSTANTIATE_TEST_SUITE_P(Alpha, FdtdWallAbsorption, ::testing::Values(0.1, 0.5, 
 // per third-octave band is the fitted admittance's, branch by branch stepped in time.
 TEST(FdtdValidation, FrequencyDependentWallReflectsAsItsFittedAdmittance) {
     fdtd_validation::Duct d;
-    d.absorption = R"({"125": 0.05, "250": 0.12, "500": 0.3, "1000": 0.6})";
-    Material m;
-    m.name = "absorber";
-    m.set_bands({{125, 0.05}, {250, 0.12}, {500, 0.3}, {1000, 0.6}});
-    const WallFit fit = fit_wall(m, d.f_max);
+    d.absorption = validation::kPerBandWallJson;
+    const WallFit fit = fit_wall(validation::per_band_wall(), d.f_max);
     ASSERT_FALSE(fit.admittance.branches.empty()) << "the fit should be frequency-dependent";
     const auto r = fdtd_validation::duct_reflection(d);
-    double worst = 0;
-    std::printf("[ measured ] FDTD per-band wall (%zu branches), |R| measured / fitted:",
-                fit.admittance.branches.size());
-    for (size_t b = 0; b < r.bands.size(); ++b) {
-        const double want =
-            validation::band_reflection(fit.admittance, r.bands[b].lo, r.bands[b].hi);
-        std::printf(" %.0f Hz %.4f/%.4f;", r.bands[b].centre, r.band_r[b], want);
-        worst = std::max(worst, std::abs(r.band_r[b] - want));
-    }
-    std::printf(" worst %.4f\n", worst);
+    const double worst = validation::worst_band_reflection_error("FDTD", fit, r);
     EXPECT_LT(worst, 0.015);
 }
 

@@ -26,6 +26,20 @@ int fold(int m, int n) {
     return r < n ? r : period - 1 - r;
 }
 
+// f(cell) for the air cell on each face of a slab.
+template <typename F>
+void for_each_face(const PmlSlab& s, F&& f) {
+    const int a = s.axis, u = (a + 1) % 3, v = (a + 2) % 3;
+    for (int jv = s.lo[v]; jv < s.hi[v]; ++jv)
+        for (int ju = s.lo[u]; ju < s.hi[u]; ++ju) {
+            Index3 c;
+            c[a] = s.lo[a];
+            c[u] = ju;
+            c[v] = jv;
+            f(c);
+        }
+}
+
 }  // namespace
 
 int32_t Layout::flat(Index3 cell) const {
@@ -119,16 +133,10 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
             for (const PmlSlab& s : d.pml) {
                 if (s.axis != a || s.side != side) continue;
                 if (material_reflection[static_cast<size_t>(s.material)] >= 1) continue;
-                const int u = (a + 1) % 3, v = (a + 2) % 3;
-                for (int jv = s.lo[v]; jv < s.hi[v]; ++jv)
-                    for (int ju = s.lo[u]; ju < s.hi[u]; ++ju) {
-                        Index3 a0;
-                        a0[a] = s.lo[a];
-                        a0[u] = ju;
-                        a0[v] = jv;
-                        pml_line_at[{L.flat(a0), a, side}] = static_cast<int32_t>(pml_faces.size());
-                        pml_faces.push_back({a0, a, side, &s});
-                    }
+                for_each_face(s, [&](Index3 a0) {
+                    pml_line_at[{L.flat(a0), a, side}] = static_cast<int32_t>(pml_faces.size());
+                    pml_faces.push_back({a0, a, side, &s});
+                });
             }
 
     std::vector<double> reflection(pml_faces.size()), transmission(pml_faces.size());
@@ -320,39 +328,33 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
         const auto m = static_cast<size_t>(s.material);
         const int branches = first_branch[m + 1] - first_branch[m];
         if (branches == 0) continue;
-        const int a = s.axis, u = (a + 1) % 3, v = (a + 2) % 3;
-        for (int jv = s.lo[v]; jv < s.hi[v]; ++jv)
-            for (int ju = s.lo[u]; ju < s.hi[u]; ++ju) {
-                Index3 c;
-                c[a] = s.lo[a];
-                c[u] = ju;
-                c[v] = jv;
-                // The true field 0, 1, 2 cells in from the face, through thin partitions; PML
-                // cells (beyond an absorbing face further on) are left out of both the
-                // interpolation and the drive.
-                Terms t;
-                for (int j = 0; j < kReach; ++j)
-                    walk(c, a, -s.side, j, kWallFaceWeights[j], t);
-                std::sort(t.begin(), t.end());
-                WallFace f{};
-                f.cells_begin = static_cast<int32_t>(L.wall_cells.size());
-                for (const auto& [cell, w] : t) {
-                    if (cell < 0 || static_cast<size_t>(cell) >= L.air_cells) continue;
-                    if (L.wall_cells.size() > static_cast<size_t>(f.cells_begin) &&
-                        L.wall_cells.back() == cell)
-                        L.wall_weights.back() += w;
-                    else {
-                        L.wall_cells.push_back(cell);
-                        L.wall_weights.push_back(w);
-                    }
+        for_each_face(s, [&](Index3 c) {
+            // The true field 0, 1, 2 cells in from the face, through thin partitions; PML cells
+            // (beyond an absorbing face further on) are left out of both the interpolation and
+            // the drive.
+            Terms t;
+            for (int j = 0; j < kReach; ++j)
+                walk(c, s.axis, -s.side, j, kWallFaceWeights[j], t);
+            std::sort(t.begin(), t.end());
+            WallFace f{};
+            f.cells_begin = static_cast<int32_t>(L.wall_cells.size());
+            for (const auto& [cell, w] : t) {
+                if (cell < 0 || static_cast<size_t>(cell) >= L.air_cells) continue;
+                if (L.wall_cells.size() > static_cast<size_t>(f.cells_begin) &&
+                    L.wall_cells.back() == cell)
+                    L.wall_weights.back() += w;
+                else {
+                    L.wall_cells.push_back(cell);
+                    L.wall_weights.push_back(w);
                 }
-                f.cells_end = static_cast<int32_t>(L.wall_cells.size());
-                f.branch_begin = first_branch[m];
-                f.branches = branches;
-                f.state_begin = static_cast<int32_t>(L.wall_states);
-                L.wall_states += static_cast<size_t>(branches);
-                L.wall_faces.push_back(f);
             }
+            f.cells_end = static_cast<int32_t>(L.wall_cells.size());
+            f.branch_begin = first_branch[m];
+            f.branches = branches;
+            f.state_begin = static_cast<int32_t>(L.wall_states);
+            L.wall_states += static_cast<size_t>(branches);
+            L.wall_faces.push_back(f);
+        });
     }
     L.air_batches = L.batches.size();
 

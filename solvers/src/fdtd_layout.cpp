@@ -36,6 +36,11 @@ FdtdLayout build_fdtd_layout(const Preprocessed& p, size_t source, bool listener
                     walls::branch_coefficients(b.conductance, b.mass, b.stiffness, L.dt));
         first_branch[m + 1] = static_cast<int32_t>(L.branches.size());
     }
+    // Per material, the sum of its branches' a: what one face adds to a cell's divisor.
+    std::vector<double> material_gain(materials, 0.0);
+    for (size_t m = 0; m < materials; ++m)
+        for (int32_t b = first_branch[m]; b < first_branch[m + 1]; ++b)
+            material_gain[m] += L.branches[static_cast<size_t>(b)].a;
     std::vector<int> faces_of(materials);
     for (int k = 0; k < g.dims[2]; ++k)
         for (int j = 0; j < g.dims[1]; ++j)
@@ -74,8 +79,7 @@ FdtdLayout build_fdtd_layout(const Preprocessed& p, size_t source, bool listener
                     L.group_count.push_back(n);
                     L.group_faces.push_back(faces_of[m]);
                     L.terms += static_cast<size_t>(n);
-                    for (int32_t b = first_branch[m]; b < first_branch[m + 1]; ++b)
-                        branch_gain += faces_of[m] * L.branches[static_cast<size_t>(b)].a;
+                    branch_gain += faces_of[m] * material_gain[m];
                 }
                 L.boundary.push_back(idx);
                 BoundaryCoefficients bc =

@@ -450,6 +450,33 @@ inline double band_reflection(const WallAdmittance& y, double lo_hz, double hi_h
     return std::sqrt(sum / kPoints);
 }
 
+// The wall of the per-band reflection tests: absorption rising eightfold over the band, a
+// carpet-like material, as scene JSON and as the Material it parses to.
+inline constexpr const char* kPerBandWallJson =
+    R"({"125": 0.05, "250": 0.12, "500": 0.3, "1000": 0.6})";
+inline Material per_band_wall() {
+    Material m;
+    m.name = "absorber";
+    m.set_bands({{125, 0.05}, {250, 0.12}, {500, 0.3}, {1000, 0.6}});
+    return m;
+}
+
+// The largest difference over the measured third-octave bands between |R| and the fitted wall's
+// band reflection; prints both per band.
+inline double worst_band_reflection_error(const char* solver, const WallFit& fit,
+                                          const ReflectionResult& r) {
+    double worst = 0;
+    std::printf("[ measured ] %s per-band wall (%zu branches), |R| measured / fitted:", solver,
+                fit.admittance.branches.size());
+    for (size_t b = 0; b < r.bands.size(); ++b) {
+        const double want = band_reflection(fit.admittance, r.bands[b].lo, r.bands[b].hi);
+        std::printf(" %.0f Hz %.4f/%.4f;", r.bands[b].centre, r.band_r[b], want);
+        worst = std::max(worst, std::abs(r.band_r[b] - want));
+    }
+    std::printf(" worst %.4f\n", worst);
+    return worst;
+}
+
 // Starts from the mode cos(pi m (i + 1/2) / nx) at rest, records it at the rigid end and fits a
 // line to the peak level of each period after the first, over its first 30 dB.
 inline ModeDecayResult axial_mode_decay(Index3 cells, int m, double alpha, int periods) {

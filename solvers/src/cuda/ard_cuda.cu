@@ -446,20 +446,7 @@ class ArdCuda final : public Solver, public Profiled {
         wall_u_.upload(faces, t);
         wall_dv_.upload(faces, t);
         wall_terms_.allocate(kReach * n, t);
-        std::stable_sort(to.begin(), to.end(),
-                         [](const auto& x, const auto& y) { return x.first < y.first; });
-        std::vector<int32_t> gcells, offsets, terms;
-        for (const auto& [cell, term] : to) {
-            if (gcells.empty() || gcells.back() != cell) {
-                gcells.push_back(cell);
-                offsets.push_back(static_cast<int32_t>(terms.size()));
-            }
-            terms.push_back(term);
-        }
-        offsets.push_back(static_cast<int32_t>(terms.size()));
-        wall_gather_.cells.upload(gcells, t);
-        wall_gather_.offsets.upload(offsets, t);
-        wall_gather_.terms_of.upload(terms, t);
+        upload_gather(std::move(to), wall_gather_, t);
         wall_scale_ = static_cast<Real>(L.c / (L.h * L.dt));
     }
 
@@ -582,16 +569,10 @@ class ArdCuda final : public Solver, public Profiled {
         DeviceArray<int32_t> cells, offsets, terms_of;
         size_t first = 0, last = 0;
     };
-    void build_gather(size_t first, size_t last, Gather& g, size_t& bytes) const {
-        std::vector<std::pair<int32_t, int32_t>> to;  // (cell, term)
-        for (size_t l = first; l < last; ++l) {
-            const InterfaceLine& line = layout_.lines[l];
-            const int32_t base = static_cast<int32_t>((l - first) * 2 * kReach);
-            for (int j = 0; j < kReach; ++j) {
-                if (line.right[j] >= 0) to.emplace_back(line.right[j], base + j);
-                if (line.left[j] >= 0) to.emplace_back(line.left[j], base + kReach + j);
-            }
-        }
+    // A gather's tables from its (target cell, term) pairs: the cells in order, each with its
+    // terms (in the order given) at offsets[i] .. offsets[i + 1].
+    static void upload_gather(std::vector<std::pair<int32_t, int32_t>> to, Gather& g,
+                              size_t& bytes) {
         std::stable_sort(to.begin(), to.end(),
                          [](const auto& a, const auto& b) { return a.first < b.first; });
         std::vector<int32_t> cells, offsets, terms;
@@ -606,6 +587,18 @@ class ArdCuda final : public Solver, public Profiled {
         g.cells.upload(cells, bytes);
         g.offsets.upload(offsets, bytes);
         g.terms_of.upload(terms, bytes);
+    }
+    void build_gather(size_t first, size_t last, Gather& g, size_t& bytes) const {
+        std::vector<std::pair<int32_t, int32_t>> to;  // (cell, term)
+        for (size_t l = first; l < last; ++l) {
+            const InterfaceLine& line = layout_.lines[l];
+            const int32_t base = static_cast<int32_t>((l - first) * 2 * kReach);
+            for (int j = 0; j < kReach; ++j) {
+                if (line.right[j] >= 0) to.emplace_back(line.right[j], base + j);
+                if (line.left[j] >= 0) to.emplace_back(line.left[j], base + kReach + j);
+            }
+        }
+        upload_gather(std::move(to), g, bytes);
         g.first = first;
         g.last = last;
     }
