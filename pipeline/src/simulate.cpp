@@ -313,10 +313,11 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             observer.stage("Writing " + src_name + " ...");
 
             t0 = std::chrono::steady_clock::now();
+            const IrDelivery delivery(dt, ex.delay(), fs_out, duration, scene.air,
+                                      scene.simulation.speed_of_sound);
             for (size_t r = 0; r < p.air.receivers.size(); ++r) {
                 const auto& sig = solver->receivers()[r];
-                const std::vector<float> ir =
-                    deliver_ir(std::span<const double>(sig), dt, ex.delay(), fs_out, duration);
+                const std::vector<float> ir = delivery.deliver(std::span<const double>(sig));
                 const fs::path f =
                     dir.tmp() / "ir" /
                     (safe_name(src_name) + "_" + safe_name(p.air.receivers[r].name) + ".wav");
@@ -373,8 +374,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 const size_t batch = 16 * workers;
                 std::vector<std::array<std::vector<float>, 4>> rows(batch);
                 const auto deliver_point = [&](size_t i, std::array<std::vector<float>, 4>& out) {
-                    out[0] = deliver_ir(std::span<const float>(recorded[i]), dt, ex.delay(), fs_out,
-                                        duration);
+                    out[0] = delivery.deliver(std::span<const float>(recorded[i]));
                     std::vector<float> diff;
                     for (size_t a = 0; a < 3; ++a) {
                         const auto& lo = recorded[ends[i][a][0]];
@@ -387,8 +387,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                                 diff[n] = static_cast<float>(
                                     (static_cast<double>(hi[n]) - static_cast<double>(lo[n])) /
                                     span);
-                        out[a + 1] = deliver_ir(std::span<const float>(diff), dt, ex.delay(),
-                                                fs_out, duration);
+                        out[a + 1] = delivery.deliver(std::span<const float>(diff));
                     }
                 };
                 for (size_t i0 = 0; i0 < lc.points; i0 += batch) {
@@ -448,7 +447,12 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                               {"points_per_wavelength", sim.effective_points_per_wavelength()},
                               {"speed_of_sound", sim.speed_of_sound},
                               {"output_sample_rate", fs_out},
-                              {"listener_grid_every", scene.listener_grid_every}};
+                              {"listener_grid_every", scene.listener_grid_every},
+                              {"air",
+                               {{"temperature", scene.air.temperature_c},
+                                {"humidity", scene.air.relative_humidity},
+                                {"pressure", scene.air.pressure_kpa},
+                                {"absorption", scene.air.absorption}}}};
         auto emitters = [](const std::vector<PlacedEmitter>& v) {
             json a = json::array();
             for (const auto& e : v)

@@ -156,6 +156,9 @@ std::string scene_hash(const Scene& scene) {
                   s.effective_points_per_wavelength(), s.speed_of_sound, scene.output_sample_rate,
                   scene.listener_grid_every);
     f.add(buf);
+    std::snprintf(buf, sizeof buf, "air|%.17g|%.17g|%.17g|%d", scene.air.temperature_c,
+                  scene.air.relative_humidity, scene.air.pressure_kpa, scene.air.absorption ? 1 : 0);
+    f.add(buf);
     std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(f.h));
     return buf;
 }
@@ -169,24 +172,32 @@ constexpr size_t kTailSamples = 64;
 }  // namespace
 
 size_t steps_needed(double dt, double delay, double duration) {
-    return static_cast<size_t>(std::llround(delay / dt)) +
+    return static_cast<size_t>(std::floor(delay / dt)) +
            static_cast<size_t>(std::ceil(duration / dt)) + kTailSamples;
 }
 
-template <typename T>
-std::vector<float> deliver_ir(std::span<const T> signal, double dt, double delay, double fs_out,
-                              double duration) {
-    const size_t skip = std::min(signal.size(), static_cast<size_t>(std::llround(delay / dt)));
-    const auto out_len = static_cast<size_t>(std::llround(duration * fs_out));
-    std::vector<float> out = audio::resample_ir(signal.subspan(skip), 1.0 / dt, fs_out);
-    out.resize(out_len, 0.0f);
+IrDelivery::IrDelivery(double dt, double delay, double fs_out, double duration,
+                       const Atmosphere& air, double speed_of_sound)
+    : dt_(dt),
+      fs_out_(fs_out),
+      duration_(duration),
+      skip_(static_cast<size_t>(std::floor(delay / dt))),
+      filter_(1.0 / dt, air, speed_of_sound, delay - static_cast<double>(skip_) * dt) {}
+
+std::vector<float> IrDelivery::deliver(std::span<const float> signal) const {
+    const size_t skip = std::min(signal.size(), skip_);
+    std::vector<float> ir = filter_.apply(signal.subspan(skip));
+    std::vector<float> out = audio::resample_ir(std::span<const float>(ir), 1.0 / dt_, fs_out_);
+    out.resize(static_cast<size_t>(std::llround(duration_ * fs_out_)), 0.0f);
     return out;
 }
 
-template std::vector<float> deliver_ir<double>(std::span<const double>, double, double, double,
-                                               double);
-template std::vector<float> deliver_ir<float>(std::span<const float>, double, double, double,
-                                              double);
+std::vector<float> IrDelivery::deliver(std::span<const double> signal) const {
+    std::vector<float> f(signal.size());
+    for (size_t i = 0; i < f.size(); ++i)
+        f[i] = static_cast<float>(signal[i]);
+    return deliver(std::span<const float>(f));
+}
 
 // ---- HDF5 -------------------------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -338,6 +339,36 @@ void parse_simulation(const Json& s, const Reader& r, SimulationSettings& out) {
     if (out.duration > 3600) r.key("duration").fail("expected at most 3600 s");
 }
 
+std::string format_number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+// `air`: a number within [lo, hi] (inclusive).
+double ranged(const Json& v, const Reader& r, double lo, double hi, const char* unit) {
+    const double d = r.number(v);
+    if (d < lo || d > hi)
+        r.fail("expected " + format_number(lo) + " to " + format_number(hi) + " " + unit +
+               ", got " + v.dump());
+    return d;
+}
+
+void parse_air(const Json& a, const Reader& r, Atmosphere& out) {
+    r.check_keys(a, {"temperature", "humidity", "pressure", "absorption"});
+    if (a.contains("temperature"))
+        out.temperature_c = ranged(a["temperature"], r.key("temperature"), -50, 60, "degrees C");
+    if (a.contains("humidity"))
+        out.relative_humidity = ranged(a["humidity"], r.key("humidity"), 0, 100, "% relative humidity");
+    if (a.contains("pressure"))
+        out.pressure_kpa = ranged(a["pressure"], r.key("pressure"), 10, 200, "kPa");
+    if (a.contains("absorption")) {
+        if (!a["absorption"].is_boolean())
+            r.key("absorption").fail("expected true or false, got " + describe(a["absorption"]));
+        out.absorption = a["absorption"].get<bool>();
+    }
+}
+
 }  // namespace
 
 std::string nearest_word(std::string_view word, const std::vector<std::string>& candidates) {
@@ -374,7 +405,7 @@ Scene parse_scene(std::string_view text, const std::filesystem::path& file) {
     Json j = parse_json(text, fname);
     Reader r(fname, "");
     r.check_keys(j, {"format", "name", "geometry", "materials", "surfaces", "sources", "receivers",
-                     "listener_grid", "simulation", "output"});
+                     "listener_grid", "simulation", "air", "output"});
     for (const char* required : {"format", "geometry", "materials", "surfaces", "sources"}) {
         if (!j.contains(required)) r.fail(std::string("missing key \"") + required + "\"");
     }
@@ -426,6 +457,14 @@ Scene parse_scene(std::string_view text, const std::filesystem::path& file) {
     }
     if (j.contains("simulation"))
         parse_simulation(j["simulation"], r.key("simulation"), sc.simulation);
+    if (j.contains("air")) {
+        parse_air(j["air"], r.key("air"), sc.air);
+        // A temperature without an explicit speed of sound sets the speed.
+        const bool speed_given = j.contains("simulation") && j["simulation"].is_object() &&
+                                 j["simulation"].contains("speed_of_sound");
+        if (j["air"].contains("temperature") && !speed_given)
+            sc.simulation.speed_of_sound = speed_of_sound_at(sc.air.temperature_c);
+    }
     if (j.contains("output")) {
         Reader ro = r.key("output");
         ro.check_keys(j["output"], {"sample_rate"});

@@ -94,6 +94,11 @@ json scene_json(const Scene& scene, const fs::path& file) {
     if (s.points_per_wavelength) sim["points_per_wavelength"] = *s.points_per_wavelength;
     sim["speed_of_sound"] = s.speed_of_sound;
     j["simulation"] = sim;
+    if (scene.air != Atmosphere{})
+        j["air"] = {{"temperature", scene.air.temperature_c},
+                    {"humidity", scene.air.relative_humidity},
+                    {"pressure", scene.air.pressure_kpa},
+                    {"absorption", scene.air.absorption}};
     j["output"] = {{"sample_rate", scene.output_sample_rate}};
     return j;
 }

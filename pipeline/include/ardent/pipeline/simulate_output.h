@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ardent/auralize/air_absorption.h"
 #include "ardent/preprocess/scene.h"
 #include "ardent/preprocess/vec.h"
 
@@ -56,14 +57,24 @@ std::string safe_name(const std::string& name);
 // results depend on: identical inputs give identical hashes.
 std::string scene_hash(const Scene& scene);
 
-// The delivered IR from a receiver signal at the simulation rate 1/dt: advanced by the
-// excitation's delay (the first round(delay/dt) samples dropped), resampled to `fs_out` keeping
-// the IR convention (resample_ir), cut to round(duration * fs_out) samples.
-template <typename T>
-std::vector<float> deliver_ir(std::span<const T> signal, double dt, double delay, double fs_out,
-                              double duration);
-// Simulation steps needed to deliver `duration` seconds after a delay (with a tail for the
-// resampler).
+// Turns receiver signals at the simulation rate 1/dt into delivered IRs (docs/output-format.md):
+// advanced by the excitation's delay (whole steps dropped, the fraction of a step left by a
+// band-limited sub-sample advance, so that time zero is the emission to a small fraction of a
+// step), filtered by the air's absorption over the travel time (auralize::PropagationFilter),
+// resampled to `fs_out` keeping the IR convention (resample_ir), cut to round(duration * fs_out)
+// samples. Made once per source; deliver() is thread-safe.
+class IrDelivery {
+  public:
+    IrDelivery(double dt, double delay, double fs_out, double duration, const Atmosphere& air,
+               double speed_of_sound);
+    std::vector<float> deliver(std::span<const double> signal) const;
+    std::vector<float> deliver(std::span<const float> signal) const;
+
+  private:
+    double dt_, fs_out_, duration_;
+    size_t skip_;
+    auralize::PropagationFilter filter_;
+};
 size_t steps_needed(double dt, double delay, double duration);
 
 struct GridFileInfo {

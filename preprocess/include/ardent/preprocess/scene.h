@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "ardent/preprocess/atmosphere.h"
 #include "ardent/preprocess/vec.h"
 
 namespace ardent {
@@ -87,6 +88,7 @@ struct Scene {
     std::vector<Emitter> receivers;
     int listener_grid_every = 0;  // 0: no listener grid
     SimulationSettings simulation;
+    Atmosphere air;  // the `air` keys: absorption of the outputs, and c when only T is given
     int output_sample_rate = 48000;
 
     int material_index(const std::string& material_name) const;  // -1 if absent

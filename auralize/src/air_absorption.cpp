@@ -1,0 +1,125 @@
+#include "ardent/auralize/air_absorption.h"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+
+#include "fftw_plan.h"
+
+namespace ardent::auralize {
+
+struct PropagationFilter::Plan {
+    explicit Plan(size_t n) : fft(n, detail::Planning::Estimate) {}
+    detail::RealFft fft;
+};
+
+namespace {
+
+size_t next_pow2(double x) {
+    size_t n = 1;
+    while (static_cast<double>(n) < x)
+        n *= 2;
+    return n;
+}
+
+}  // namespace
+
+PropagationFilter::PropagationFilter(double sample_rate, const Atmosphere& air,
+                                     double speed_of_sound, double advance_s)
+    : fs_(sample_rate), advance_(advance_s) {
+    if (!(sample_rate > 0) || !std::isfinite(sample_rate) || !(speed_of_sound > 0) ||
+        !(advance_s >= 0) || !std::isfinite(advance_s))
+        throw std::invalid_argument("PropagationFilter: bad rate " + std::to_string(sample_rate) +
+                                    ", speed " + std::to_string(speed_of_sound) +
+                                    " or advance " + std::to_string(advance_s));
+    identity_ = !air.absorption && advance_s == 0;
+    if (identity_) return;
+    // Frames of about 10 ms, and long enough that the advance and the short zero-phase air filter
+    // stay inside the half-frame margin either side of the windowed segment.
+    frame_ = next_pow2(std::max({32.0, 0.01 * fs_, 8.0 * (advance_s * fs_ + 1.0)}));
+    const size_t n = 2 * frame_;  // transform size: the segment with its margins
+    plan_ = new Plan(n);
+    nepers_per_second_.assign(n / 2 + 1, 0.0);
+    if (air.absorption) {
+        const double k = speed_of_sound * std::numbers::ln10 / 20.0;
+        for (size_t b = 0; b < nepers_per_second_.size(); ++b)
+            nepers_per_second_[b] =
+                k * air_attenuation_db_per_m(static_cast<double>(b) * fs_ / static_cast<double>(n), air);
+    }
+}
+
+PropagationFilter::~PropagationFilter() {
+    delete plan_;
+}
+
+std::vector<float> PropagationFilter::apply(std::span<const float> ir) const {
+    std::vector<float> out(ir.size(), 0.0f);
+    if (identity_) {
+        std::copy(ir.begin(), ir.end(), out.begin());
+        return out;
+    }
+    const size_t frame = frame_, hop = frame_ / 2, n = 2 * frame_, bins = n / 2 + 1;
+    const auto len = static_cast<std::ptrdiff_t>(ir.size());
+    auto buf = detail::alloc_floats(n);
+    auto spec = detail::alloc_complex(bins);
+    // Periodic Hann window: shifted copies hop apart sum to exactly one.
+    std::vector<float> window(frame);
+    for (size_t i = 0; i < frame; ++i)
+        window[i] = static_cast<float>(
+            std::pow(std::sin(std::numbers::pi * static_cast<double>(i) / static_cast<double>(frame)), 2));
+    // The advance as a phase ramp; the Nyquist bin keeps only its real part (a real signal).
+    std::vector<std::complex<double>> shift(bins);
+    for (size_t b = 0; b < bins; ++b) {
+        const double phase = 2.0 * std::numbers::pi * static_cast<double>(b) * advance_ * fs_ /
+                             static_cast<double>(n);
+        shift[b] = b + 1 == bins ? std::complex<double>(std::cos(phase), 0.0)
+                                 : std::polar(1.0, phase);
+    }
+    const auto margin = static_cast<std::ptrdiff_t>(frame / 2);
+    auto slope = detail::alloc_floats(n);  // the frame times (t - its centre), for the correction
+    auto slope_spec = detail::alloc_complex(bins);
+    const double scale = 1.0 / static_cast<double>(n);  // FFTW's inverse is unnormalised
+    for (auto start = -static_cast<std::ptrdiff_t>(hop); start < len;
+         start += static_cast<std::ptrdiff_t>(hop)) {
+        std::fill(buf.get(), buf.get() + n, 0.0f);
+        std::fill(slope.get(), slope.get() + n, 0.0f);
+        bool any = false;
+        for (size_t i = 0; i < frame; ++i) {
+            const std::ptrdiff_t s = start + static_cast<std::ptrdiff_t>(i);
+            if (s < 0 || s >= len) continue;
+            const float v = ir[static_cast<size_t>(s)] * window[i];
+            buf[static_cast<size_t>(margin) + i] = v;
+            slope[static_cast<size_t>(margin) + i] = static_cast<float>(
+                static_cast<double>(v) * (static_cast<double>(i) - static_cast<double>(frame) / 2) / fs_);
+            any = any || v != 0.0f;
+        }
+        if (!any) continue;
+        plan_->fft.forward(buf.get(), spec.get());
+        // The frame's travel time t_c is its window's centre (never before the emission). A
+        // sample at t_c + u is attenuated by exp(-b (t_c + u)) ~ exp(-b t_c) (1 - b u): the
+        // second term, from the frame's time-weighted spectrum, removes the error of taking
+        // t_c for every sample (up to a quarter of a hop), leaving one of order (b u)^2.
+        const double centre = (static_cast<double>(start) + static_cast<double>(frame) / 2) / fs_;
+        const double t = std::max(0.0, centre);
+        const bool correct = centre >= 0;
+        if (correct) plan_->fft.forward(slope.get(), slope_spec.get());
+        for (size_t b = 0; b < bins; ++b) {
+            const double rate = nepers_per_second_[b];
+            const std::complex<double> g = shift[b] * (scale * std::exp(-rate * t));
+            std::complex<double> v(spec[b]);
+            if (correct) v -= rate * std::complex<double>(slope_spec[b]);
+            spec[b] = std::complex<float>(v * g);
+        }
+        plan_->fft.inverse(spec.get(), buf.get());
+        for (size_t j = 0; j < n; ++j) {
+            const std::ptrdiff_t s = start - margin + static_cast<std::ptrdiff_t>(j);
+            if (s >= 0 && s < len) out[static_cast<size_t>(s)] += buf[j];
+        }
+    }
+    return out;
+}
+
+}  // namespace ardent::auralize
