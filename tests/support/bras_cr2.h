@@ -1,0 +1,138 @@
+// The BRAS CR2 seminar room (../shared/data/bras-cr2; Brinkmann et al., doi:10.14279/depositonce-
+// 6726) through what `ardent simulate` writes: the scene built from the benchmark's own files (the
+// five materials' fitted third-octave absorption, LS01 and MP01-MP05, the measured air), its five
+// receiver WAVs analysed per octave (ISO 3382-1), T20 and EDT averaged over the receivers, against
+// the measured values (third-octave bands, averaged over positions, in Evaluation_CR2_*.txt; an
+// octave is the mean of its three thirds).
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ardent/auralize/analysis.h"
+#include "ardent/auralize/audio_io.h"
+#include "test_support.h"
+
+namespace ardent::test {
+
+inline std::filesystem::path bras_cr2_dir() {
+    return shared_dir() / "data" / "bras-cr2";
+}
+
+// Rows of comma-separated numbers.
+inline std::vector<std::vector<double>> read_rows(const std::filesystem::path& file) {
+    std::ifstream in(file);
+    std::vector<std::vector<double>> rows;
+    for (std::string line; std::getline(in, line);) {
+        std::vector<double> row;
+        std::stringstream ss(line);
+        for (std::string cell; std::getline(ss, cell, ',');)
+            if (cell.find_first_not_of(" \t\r") != std::string::npos) row.push_back(std::stod(cell));
+        if (!row.empty()) rows.push_back(row);
+    }
+    return rows;
+}
+
+inline std::string bras_cr2_scene(const std::string& solver, double f_max, double duration) {
+    const char* names[] = {"concrete", "windows", "ceiling", "plaster", "floor"};
+    std::ostringstream s;
+    s.precision(6);
+    s << R"({"format": "ardent-scene/1", "name": "BRAS CR2",)"
+      << R"( "geometry": {"mesh": ")" << (bras_cr2_dir() / "scene9.ac").string()
+      << R"(", "up": "y"}, "materials": {)";
+    for (int m = 0; m < 5; ++m) {
+        const auto rows = read_rows(bras_cr2_dir() / ("mat_CR2_" + std::string(names[m]) + ".csv"));
+        s << (m ? ", " : "") << "\"" << names[m] << R"(": {"absorption": {)";
+        for (size_t b = 0; b < rows.at(0).size(); ++b)
+            s << (b ? ", " : "") << "\"" << rows[0][b] << "\": " << rows.at(1).at(b);
+        s << "}}";
+    }
+    s << R"(}, "surfaces": {)";
+    for (int m = 0; m < 5; ++m)
+        s << (m ? ", " : "") << "\"*" << names[m] << "*\": \"" << names[m] << "\"";
+    // Scene09_Informed.rpf: LS01, MP01-MP05 (y up), 19.5 degrees C, 41.7 % relative humidity.
+    s << R"(}, "sources": [{"name": "LS01", "position": [0.931, 0.723, 2.547]}],)"
+      << R"( "receivers": [{"name": "MP01", "position": [-0.993, 1.23, -1.426]},)"
+      << R"( {"name": "MP02", "position": [0.439, 1.23, 0.147]},)"
+      << R"( {"name": "MP03", "position": [1.361, 1.23, 0.603]},)"
+      << R"( {"name": "MP04", "position": [-1.11, 1.23, 0.256]},)"
+      << R"( {"name": "MP05", "position": [-0.998, 1.23, 1.409]}],)"
+      << R"( "air": {"temperature": 19.5, "humidity": 41.7},)"
+      << R"( "simulation": {"solver": ")" << solver << R"(", "device": "cpu", "max_frequency": )"
+      << f_max << R"(, "duration": )" << duration << "}}";
+    return s.str();
+}
+
+struct Cr2Band {
+    double hz = 0;
+    double t20 = 0, edt = 0;            // simulated, mean over the five receivers
+    double t20_measured = 0, edt_measured = 0;
+};
+
+// The measured octave value: the mean of the octave's three third-octave bands.
+inline double bras_cr2_measured(const std::string& parameter, double octave_hz) {
+    const auto rows = read_rows(bras_cr2_dir() / ("Evaluation_CR2_" + parameter + ".txt"));
+    double sum = 0;
+    int n = 0;
+    for (size_t b = 0; b < rows.at(0).size(); ++b) {
+        const double ratio = rows[0][b] / octave_hz;
+        if (ratio > 0.7 && ratio < 1.42) {
+            sum += rows.at(1).at(b);
+            ++n;
+        }
+    }
+    return n == 3 ? sum / n : std::nan("");
+}
+
+// Simulates (in `dir`) and returns the octaves 125 Hz up to 0.7 max_frequency.
+inline std::vector<Cr2Band> bras_cr2_decays(const std::string& solver, double f_max,
+                                            const ScratchDir& dir) {
+    const std::string tag = "cr2-" + solver + std::to_string(static_cast<int>(f_max));
+    const auto scene = dir.write(tag + ".json", bras_cr2_scene(solver, f_max, 2.2));
+    const CommandResult r =
+        run_ardent("simulate " + scene.string() + " -o " + (dir / tag).string(), dir.path());
+    if (r.exit_code != 0) {
+        ADD_FAILURE() << "ardent simulate failed: " << r.err;
+        return {};
+    }
+    std::map<double, std::array<double, 2>> sum;
+    std::map<double, int> count;
+    for (int k = 1; k <= 5; ++k) {
+        const auto wav = audio::read_audio(dir / tag / "ir" / ("LS01_MP0" + std::to_string(k) + ".wav"));
+        const auralize::Analysis a = auralize::analyze_ir(wav.samples, wav.sample_rate);
+        for (const auto& b : a.results) {
+            if (b.nominal_hz < 125 || b.nominal_hz > 0.7 * f_max || !b.t20_s || !b.edt_s) continue;
+            sum[b.nominal_hz][0] += *b.t20_s;
+            sum[b.nominal_hz][1] += *b.edt_s;
+            ++count[b.nominal_hz];
+        }
+    }
+    std::vector<Cr2Band> out;
+    std::printf("[ measured ] BRAS CR2, %s to %.0f Hz, LS01 to MP01-MP05 (mean), simulated / "
+                "measured:\n",
+                solver.c_str(), f_max);
+    for (const auto& [hz, s] : sum) {
+        if (count[hz] != 5) continue;
+        Cr2Band b{hz, s[0] / 5, s[1] / 5, bras_cr2_measured("T20", hz), bras_cr2_measured("EDT", hz)};
+        std::printf("[ measured ]   %4.0f Hz: T20 %.3f / %.3f s (%.3f), EDT %.3f / %.3f s (%.3f)\n",
+                    hz, b.t20, b.t20_measured, b.t20 / b.t20_measured, b.edt, b.edt_measured,
+                    b.edt / b.edt_measured);
+        out.push_back(b);
+    }
+    return out;
+}
+
+inline const Cr2Band* find_band(const std::vector<Cr2Band>& v, double hz) {
+    for (const Cr2Band& b : v)
+        if (b.hz == hz) return &b;
+    return nullptr;
+}
+
+}  // namespace ardent::test
