@@ -96,24 +96,26 @@ TEST(AirAbsorption, FilterAttenuatesAPulseByItsTravelTime) {
     // (below that the float32 pulse has no precision left).
     const double c = 343.0;
     for (const double fs : {48000.0, 13000.0})
-    for (const auto& [temperature, humidity] : {std::pair{20.0, 50.0}, {10.0, 30.0}, {30.0, 80.0}}) {
-        Atmosphere air;
-        air.temperature_c = temperature;
-        air.relative_humidity = humidity;
-        const auralize::PropagationFilter filter(fs, air, c, 0.0);
-        for (const double r : {3.1, 40.0, 300.0}) {
-            const double t0 = r / c;
-            const std::vector<float> x =
-                pulse(static_cast<size_t>(t0 * fs) + 4096, fs, t0, 0.41 * fs);
-            const std::vector<float> y = filter.apply(x);
-            for (double f = 125; f <= 0.34 * fs; f *= 2) {
-                const double want = -air_attenuation_db_per_m(f, air) * r;
-                if (want < -60) continue;
-                EXPECT_NEAR(gain_db(x, y, fs, f), want, std::max(1e-4, 0.01 * -want))
-                    << fs << " Hz rate, " << temperature << " C, " << humidity << " %, " << r << " m, " << f << " Hz";
+        for (const auto& [temperature, humidity] :
+             {std::pair{20.0, 50.0}, {10.0, 30.0}, {30.0, 80.0}}) {
+            Atmosphere air;
+            air.temperature_c = temperature;
+            air.relative_humidity = humidity;
+            const auralize::PropagationFilter filter(fs, air, c, 0.0);
+            for (const double r : {3.1, 40.0, 300.0}) {
+                const double t0 = r / c;
+                const std::vector<float> x =
+                    pulse(static_cast<size_t>(t0 * fs) + 4096, fs, t0, 0.41 * fs);
+                const std::vector<float> y = filter.apply(x);
+                for (double f = 125; f <= 0.34 * fs; f *= 2) {
+                    const double want = -air_attenuation_db_per_m(f, air) * r;
+                    if (want < -60) continue;
+                    EXPECT_NEAR(gain_db(x, y, fs, f), want, std::max(1e-4, 0.01 * -want))
+                        << fs << " Hz rate, " << temperature << " C, " << humidity << " %, " << r
+                        << " m, " << f << " Hz";
+                }
             }
         }
-    }
 }
 
 TEST(AirAbsorption, AdvanceIsBandLimitedAndExact) {
@@ -130,7 +132,8 @@ TEST(AirAbsorption, AdvanceIsBandLimitedAndExact) {
         const std::vector<float> got = filter.apply(x);
         double worst = 0;
         for (size_t i = 0; i < got.size(); ++i)
-            worst = std::max(worst, std::fabs(static_cast<double>(got[i]) - static_cast<double>(want[i])));
+            worst = std::max(worst,
+                             std::fabs(static_cast<double>(got[i]) - static_cast<double>(want[i])));
         EXPECT_LT(worst, 1e-4) << "advance by " << late << " samples";
     }
     EXPECT_TRUE(auralize::PropagationFilter(fs, still, 343.0, 0.0).identity());
@@ -140,7 +143,8 @@ TEST(AirAbsorption, AdvanceIsBandLimitedAndExact) {
 // The scene keys: defaults, a temperature setting the speed of sound unless it is given, and
 // bad values named by their key.
 TEST(AirAbsorption, SceneKeys) {
-    const auto scene = [](const std::string& air, const std::string& sim = R"({"max_frequency": 500})") {
+    const auto scene = [](const std::string& air,
+                          const std::string& sim = R"({"max_frequency": 500})") {
         std::string text = box_scene_json(sim);
         if (!air.empty()) text.insert(text.rfind('}'), R"(, "air": )" + air);
         return parse_scene(text, "air.json");
@@ -153,8 +157,8 @@ TEST(AirAbsorption, SceneKeys) {
     EXPECT_EQ(warm.air.relative_humidity, 20);
     EXPECT_EQ(warm.air.pressure_kpa, 95);
     EXPECT_NEAR(warm.simulation.speed_of_sound, speed_of_sound_at(30), 1e-12);
-    const Scene given = scene(R"({"temperature": 30})",
-                              R"({"max_frequency": 500, "speed_of_sound": 340})");
+    const Scene given =
+        scene(R"({"temperature": 30})", R"({"max_frequency": 500, "speed_of_sound": 340})");
     EXPECT_EQ(given.simulation.speed_of_sound, 340);
     EXPECT_FALSE(scene(R"({"absorption": false})").air.absorption);
     const auto message = [&](const std::string& air) {
@@ -193,9 +197,9 @@ TEST(AirAbsorption, SimulateAttenuatesTheWavsByTheDistance) {
   "simulation": {"max_frequency": 2000, "duration": 0.04}
 })";
         const auto scene = dir.write(name + ".json", text);
-        const CommandResult r = run_ardent("simulate " + scene.string() + " -o " +
-                                               (dir / name).string() + " --threads 2",
-                                           dir.path());
+        const CommandResult r = run_ardent(
+            "simulate " + scene.string() + " -o " + (dir / name).string() + " --threads 2",
+            dir.path());
         EXPECT_EQ(r.exit_code, 0) << r.err;
         return dir / name;
     };
@@ -224,18 +228,23 @@ TEST(AirAbsorption, SimulateAttenuatesTheWavsByTheDistance) {
         std::complex<double> x = 0;
         for (size_t i = 0; i < n; ++i)
             x += static_cast<double>(b.samples[i]) *
-                 std::polar(1.0, -2 * std::numbers::pi * static_cast<double>(k * i % n) / static_cast<double>(n));
+                 std::polar(1.0, -2 * std::numbers::pi * static_cast<double>(k * i % n) /
+                                     static_cast<double>(n));
         x *= std::pow(10.0, -air_attenuation_db_per_m(f, dry) * r / 20) / static_cast<double>(n);
         const double weight = (k == 0 || 2 * k == n) ? 1.0 : 2.0;
         for (size_t i = 0; i < n; ++i)
-            expected[i] += weight * (x * std::polar(1.0, 2 * std::numbers::pi * static_cast<double>(k * i % n) / static_cast<double>(n))).real();
+            expected[i] += weight * (x * std::polar(1.0, 2 * std::numbers::pi *
+                                                             static_cast<double>(k * i % n) /
+                                                             static_cast<double>(n)))
+                                        .real();
     }
     const double mid = r / c * fs, half = 0.0015 * fs;
     double residual = 0, change = 0;
     for (size_t i = 0; i < n; ++i) {
         if (std::fabs(static_cast<double>(i) - mid) > half) continue;
         residual += std::pow(static_cast<double>(a.samples[i]) - expected[i], 2);
-        change += std::pow(static_cast<double>(a.samples[i]) - static_cast<double>(b.samples[i]), 2);
+        change +=
+            std::pow(static_cast<double>(a.samples[i]) - static_cast<double>(b.samples[i]), 2);
     }
     ASSERT_GT(change, 0) << "absorption changed nothing";
     std::printf("air absorption over %.3f m: residual %.4f of the change\n", r,

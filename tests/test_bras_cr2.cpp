@@ -7,26 +7,28 @@
 namespace ardent::test {
 namespace {
 
-// FDTD at 1 kHz (10 points per wavelength): T20 and EDT within 10 % of the measurement.
-TEST(BrasCr2, FdtdReverberationAt500HzMatchesTheMeasurement) {
+// The 500 Hz octave of one run: T20 (and EDT when `judge_edt`) within 10 % of the measurement.
+void expect_500hz_matches(const std::string& solver, double f_max, bool judge_edt) {
     if (!std::filesystem::exists(bras_cr2_dir())) GTEST_SKIP() << "no " << bras_cr2_dir();
     ScratchDir dir;
-    const auto bands = bras_cr2_decays("fdtd", 1000, dir);
+    const auto bands = bras_cr2_decays(solver, f_max, dir);
     const Cr2Band* b = find_band(bands, 500);
     ASSERT_NE(b, nullptr);
     EXPECT_NEAR(b->t20 / b->t20_measured, 1.0, 0.10);
-    EXPECT_NEAR(b->edt / b->edt_measured, 1.0, 0.10);
+    if (judge_edt) {
+        EXPECT_NEAR(b->edt / b->edt_measured, 1.0, 0.10);
+    }
 }
 
-// ARD at 1.4 kHz: T20 within 10 %. Its EDT is reported, not judged here: at 1.4 kHz it is 12 %
-// short (6 % at 3 kHz), the interfaces' scattering near max_frequency (docs/validation.md).
+// FDTD at 1 kHz (10 points per wavelength): T20 and EDT.
+TEST(BrasCr2, FdtdReverberationAt500HzMatchesTheMeasurement) {
+    expect_500hz_matches("fdtd", 1000, true);
+}
+
+// ARD at 1.4 kHz: T20. Its EDT is reported, not judged here: at 1.4 kHz it is 12 % short (6 % at
+// 3 kHz), ARD's excess decay near max_frequency (docs/validation.md, 5b and 5c).
 TEST(BrasCr2, ArdReverberationAt500HzMatchesTheMeasurement) {
-    if (!std::filesystem::exists(bras_cr2_dir())) GTEST_SKIP() << "no " << bras_cr2_dir();
-    ScratchDir dir;
-    const auto bands = bras_cr2_decays("ard", 1400, dir);
-    const Cr2Band* b = find_band(bands, 500);
-    ASSERT_NE(b, nullptr);
-    EXPECT_NEAR(b->t20 / b->t20_measured, 1.0, 0.10);
+    expect_500hz_matches("ard", 1400, false);
 }
 
 }  // namespace

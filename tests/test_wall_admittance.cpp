@@ -6,12 +6,11 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <numbers>
 #include <random>
-#include <sstream>
 
 #include "ardent/preprocess/wall_admittance.h"
+#include "bras_cr2.h"
 
 namespace ardent {
 namespace {
@@ -158,18 +157,10 @@ TEST(WallAdmittance, UnreachableAbsorptionIsFittedAsCloseAsPossibleWithAWarning)
 // The BRAS CR2 materials (third octaves, fitted for a geometric simulator: jagged), each fitted
 // for a run to 1 kHz and to 2 kHz.
 TEST(WallAdmittance, FitsTheBrasSeminarRoomMaterials) {
-    const std::filesystem::path dir = std::filesystem::path(ARDENT_SHARED_DIR) / "data/bras-cr2";
+    const std::filesystem::path dir = test::bras_cr2_dir();
     if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no " << dir << " (the shared data folder)";
-    for (const char* name : {"ceiling", "concrete", "floor", "plaster", "windows"}) {
-        std::ifstream in(dir / (std::string("mat_CR2_") + name + ".csv"));
-        std::string freq_line, alpha_line;
-        std::getline(in, freq_line);
-        std::getline(in, alpha_line);
-        std::vector<AbsorptionBand> bands;
-        std::istringstream fs(freq_line), as(alpha_line);
-        std::string f, a;
-        while (std::getline(fs, f, ',') && std::getline(as, a, ','))
-            bands.push_back({std::stod(f), std::stod(a)});
+    for (const char* name : test::kBrasCr2Materials) {
+        const std::vector<AbsorptionBand> bands = test::bras_cr2_bands(name);
         ASSERT_EQ(bands.size(), 31u) << name;
         Material m;
         m.name = name;

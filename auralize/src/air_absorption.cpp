@@ -29,31 +29,44 @@ size_t next_pow2(double x) {
 
 PropagationFilter::PropagationFilter(double sample_rate, const Atmosphere& air,
                                      double speed_of_sound, double advance_s)
-    : fs_(sample_rate), advance_(advance_s) {
+    : fs_(sample_rate) {
     if (!(sample_rate > 0) || !std::isfinite(sample_rate) || !(speed_of_sound > 0) ||
         !(advance_s >= 0) || !std::isfinite(advance_s))
         throw std::invalid_argument("PropagationFilter: bad rate " + std::to_string(sample_rate) +
-                                    ", speed " + std::to_string(speed_of_sound) +
-                                    " or advance " + std::to_string(advance_s));
+                                    ", speed " + std::to_string(speed_of_sound) + " or advance " +
+                                    std::to_string(advance_s));
     identity_ = !air.absorption && advance_s == 0;
     if (identity_) return;
     // Frames of about 10 ms, and long enough that the advance and the short zero-phase air filter
     // stay inside the half-frame margin either side of the windowed segment.
     frame_ = next_pow2(std::max({32.0, 0.01 * fs_, 8.0 * (advance_s * fs_ + 1.0)}));
     const size_t n = 2 * frame_;  // transform size: the segment with its margins
-    plan_ = new Plan(n);
-    nepers_per_second_.assign(n / 2 + 1, 0.0);
+    const size_t bins = n / 2 + 1;
+    plan_ = std::make_unique<Plan>(n);
+    // Periodic Hann window: shifted copies half a frame apart sum to exactly one.
+    window_.resize(frame_);
+    for (size_t i = 0; i < frame_; ++i)
+        window_[i] = static_cast<float>(std::pow(
+            std::sin(std::numbers::pi * static_cast<double>(i) / static_cast<double>(frame_)), 2));
+    // The advance as a phase ramp; the Nyquist bin keeps only its real part (a real signal).
+    shift_.resize(bins);
+    for (size_t b = 0; b < bins; ++b) {
+        const double phase = 2.0 * std::numbers::pi * static_cast<double>(b) * advance_s * fs_ /
+                             static_cast<double>(n);
+        shift_[b] =
+            b + 1 == bins ? std::complex<double>(std::cos(phase), 0.0) : std::polar(1.0, phase);
+    }
+    nepers_per_second_.assign(bins, 0.0);
     if (air.absorption) {
         const double k = speed_of_sound * std::numbers::ln10 / 20.0;
         for (size_t b = 0; b < nepers_per_second_.size(); ++b)
             nepers_per_second_[b] =
-                k * air_attenuation_db_per_m(static_cast<double>(b) * fs_ / static_cast<double>(n), air);
+                k * air_attenuation_db_per_m(static_cast<double>(b) * fs_ / static_cast<double>(n),
+                                             air);
     }
 }
 
-PropagationFilter::~PropagationFilter() {
-    delete plan_;
-}
+PropagationFilter::~PropagationFilter() = default;
 
 std::vector<float> PropagationFilter::apply(std::span<const float> ir) const {
     std::vector<float> out(ir.size(), 0.0f);
@@ -65,19 +78,6 @@ std::vector<float> PropagationFilter::apply(std::span<const float> ir) const {
     const auto len = static_cast<std::ptrdiff_t>(ir.size());
     auto buf = detail::alloc_floats(n);
     auto spec = detail::alloc_complex(bins);
-    // Periodic Hann window: shifted copies hop apart sum to exactly one.
-    std::vector<float> window(frame);
-    for (size_t i = 0; i < frame; ++i)
-        window[i] = static_cast<float>(
-            std::pow(std::sin(std::numbers::pi * static_cast<double>(i) / static_cast<double>(frame)), 2));
-    // The advance as a phase ramp; the Nyquist bin keeps only its real part (a real signal).
-    std::vector<std::complex<double>> shift(bins);
-    for (size_t b = 0; b < bins; ++b) {
-        const double phase = 2.0 * std::numbers::pi * static_cast<double>(b) * advance_ * fs_ /
-                             static_cast<double>(n);
-        shift[b] = b + 1 == bins ? std::complex<double>(std::cos(phase), 0.0)
-                                 : std::polar(1.0, phase);
-    }
     const auto margin = static_cast<std::ptrdiff_t>(frame / 2);
     auto slope = detail::alloc_floats(n);  // the frame times (t - its centre), for the correction
     auto slope_spec = detail::alloc_complex(bins);
@@ -90,10 +90,11 @@ std::vector<float> PropagationFilter::apply(std::span<const float> ir) const {
         for (size_t i = 0; i < frame; ++i) {
             const std::ptrdiff_t s = start + static_cast<std::ptrdiff_t>(i);
             if (s < 0 || s >= len) continue;
-            const float v = ir[static_cast<size_t>(s)] * window[i];
+            const float v = ir[static_cast<size_t>(s)] * window_[i];
             buf[static_cast<size_t>(margin) + i] = v;
-            slope[static_cast<size_t>(margin) + i] = static_cast<float>(
-                static_cast<double>(v) * (static_cast<double>(i) - static_cast<double>(frame) / 2) / fs_);
+            slope[static_cast<size_t>(margin) + i] =
+                static_cast<float>(static_cast<double>(v) *
+                                   (static_cast<double>(i) - static_cast<double>(frame) / 2) / fs_);
             any = any || v != 0.0f;
         }
         if (!any) continue;
@@ -108,7 +109,7 @@ std::vector<float> PropagationFilter::apply(std::span<const float> ir) const {
         if (correct) plan_->fft.forward(slope.get(), slope_spec.get());
         for (size_t b = 0; b < bins; ++b) {
             const double rate = nepers_per_second_[b];
-            const std::complex<double> g = shift[b] * (scale * std::exp(-rate * t));
+            const std::complex<double> g = shift_[b] * (scale * std::exp(-rate * t));
             std::complex<double> v(spec[b]);
             if (correct) v -= rate * std::complex<double>(slope_spec[b]);
             spec[b] = std::complex<float>(v * g);

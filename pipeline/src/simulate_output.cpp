@@ -157,7 +157,8 @@ std::string scene_hash(const Scene& scene) {
                   scene.listener_grid_every);
     f.add(buf);
     std::snprintf(buf, sizeof buf, "air|%.17g|%.17g|%.17g|%d", scene.air.temperature_c,
-                  scene.air.relative_humidity, scene.air.pressure_kpa, scene.air.absorption ? 1 : 0);
+                  scene.air.relative_humidity, scene.air.pressure_kpa,
+                  scene.air.absorption ? 1 : 0);
     f.add(buf);
     std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(f.h));
     return buf;

@@ -5,7 +5,7 @@
 namespace ardent {
 
 double air_attenuation_db_per_m(double f_hz, const Atmosphere& air) {
-    constexpr double kReferencePressure = 101.325;  // kPa
+    constexpr double kReferencePressure = 101.325;    // kPa
     constexpr double kReferenceTemperature = 293.15;  // K
     constexpr double kTriplePoint = 273.16;           // K, of water
     const double t = air.temperature_c + 273.15;
@@ -16,7 +16,8 @@ double air_attenuation_db_per_m(double f_hz, const Atmosphere& air) {
     const double h = air.relative_humidity * std::pow(10.0, c_sat) / p;
     // Relaxation frequencies of oxygen and nitrogen (eq. 3 and 4).
     const double fr_o = p * (24.0 + 4.04e4 * h * (0.02 + h) / (0.391 + h));
-    const double fr_n = p / std::sqrt(tr) * (9.0 + 280.0 * h * std::exp(-4.170 * (std::cbrt(1.0 / tr) - 1.0)));
+    const double fr_n =
+        p / std::sqrt(tr) * (9.0 + 280.0 * h * std::exp(-4.170 * (std::cbrt(1.0 / tr) - 1.0)));
     const double f2 = f_hz * f_hz;
     const double classical = 1.84e-11 / p * std::sqrt(tr);
     const double relaxation =

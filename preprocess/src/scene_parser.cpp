@@ -359,7 +359,8 @@ void parse_air(const Json& a, const Reader& r, Atmosphere& out) {
     if (a.contains("temperature"))
         out.temperature_c = ranged(a["temperature"], r.key("temperature"), -50, 60, "degrees C");
     if (a.contains("humidity"))
-        out.relative_humidity = ranged(a["humidity"], r.key("humidity"), 0, 100, "% relative humidity");
+        out.relative_humidity =
+            ranged(a["humidity"], r.key("humidity"), 0, 100, "% relative humidity");
     if (a.contains("pressure"))
         out.pressure_kpa = ranged(a["pressure"], r.key("pressure"), 10, 200, "kPa");
     if (a.contains("absorption")) {

@@ -18,6 +18,7 @@
 
 #include "ardent/auralize/analysis.h"
 #include "ardent/auralize/audio_io.h"
+#include "ardent/preprocess/scene.h"
 #include "test_support.h"
 
 namespace ardent::test {
@@ -34,24 +35,38 @@ inline std::vector<std::vector<double>> read_rows(const std::filesystem::path& f
         std::vector<double> row;
         std::stringstream ss(line);
         for (std::string cell; std::getline(ss, cell, ',');)
-            if (cell.find_first_not_of(" \t\r") != std::string::npos) row.push_back(std::stod(cell));
+            if (cell.find_first_not_of(" \t\r") != std::string::npos)
+                row.push_back(std::stod(cell));
         if (!row.empty()) rows.push_back(row);
     }
     return rows;
 }
 
+// A material's fitted random-incidence absorption (mat_CR2_<name>.csv: third-octave centres in
+// row 1, absorption in row 2).
+inline std::vector<AbsorptionBand> bras_cr2_bands(const std::string& name) {
+    const auto rows = read_rows(bras_cr2_dir() / ("mat_CR2_" + name + ".csv"));
+    std::vector<AbsorptionBand> bands;
+    for (size_t b = 0; b < rows.at(0).size() && b < rows.at(1).size(); ++b)
+        bands.push_back({rows[0][b], rows[1][b]});
+    return bands;
+}
+
+inline constexpr const char* kBrasCr2Materials[] = {"concrete", "windows", "ceiling", "plaster",
+                                                    "floor"};
+
 inline std::string bras_cr2_scene(const std::string& solver, double f_max, double duration) {
-    const char* names[] = {"concrete", "windows", "ceiling", "plaster", "floor"};
+    const auto& names = kBrasCr2Materials;
     std::ostringstream s;
     s.precision(6);
     s << R"({"format": "ardent-scene/1", "name": "BRAS CR2",)"
       << R"( "geometry": {"mesh": ")" << (bras_cr2_dir() / "scene9.ac").string()
       << R"(", "up": "y"}, "materials": {)";
     for (int m = 0; m < 5; ++m) {
-        const auto rows = read_rows(bras_cr2_dir() / ("mat_CR2_" + std::string(names[m]) + ".csv"));
+        const auto bands = bras_cr2_bands(names[m]);
         s << (m ? ", " : "") << "\"" << names[m] << R"(": {"absorption": {)";
-        for (size_t b = 0; b < rows.at(0).size(); ++b)
-            s << (b ? ", " : "") << "\"" << rows[0][b] << "\": " << rows.at(1).at(b);
+        for (size_t b = 0; b < bands.size(); ++b)
+            s << (b ? ", " : "") << "\"" << bands[b].hz << "\": " << bands[b].alpha;
         s << "}}";
     }
     s << R"(}, "surfaces": {)";
@@ -72,7 +87,7 @@ inline std::string bras_cr2_scene(const std::string& solver, double f_max, doubl
 
 struct Cr2Band {
     double hz = 0;
-    double t20 = 0, edt = 0;            // simulated, mean over the five receivers
+    double t20 = 0, edt = 0;  // simulated, mean over the five receivers
     double t20_measured = 0, edt_measured = 0;
 };
 
@@ -105,7 +120,8 @@ inline std::vector<Cr2Band> bras_cr2_decays(const std::string& solver, double f_
     std::map<double, std::array<double, 2>> sum;
     std::map<double, int> count;
     for (int k = 1; k <= 5; ++k) {
-        const auto wav = audio::read_audio(dir / tag / "ir" / ("LS01_MP0" + std::to_string(k) + ".wav"));
+        const auto wav =
+            audio::read_audio(dir / tag / "ir" / ("LS01_MP0" + std::to_string(k) + ".wav"));
         const auralize::Analysis a = auralize::analyze_ir(wav.samples, wav.sample_rate);
         for (const auto& b : a.results) {
             if (b.nominal_hz < 125 || b.nominal_hz > 0.7 * f_max || !b.t20_s || !b.edt_s) continue;
@@ -115,12 +131,14 @@ inline std::vector<Cr2Band> bras_cr2_decays(const std::string& solver, double f_
         }
     }
     std::vector<Cr2Band> out;
-    std::printf("[ measured ] BRAS CR2, %s to %.0f Hz, LS01 to MP01-MP05 (mean), simulated / "
-                "measured:\n",
-                solver.c_str(), f_max);
+    std::printf(
+        "[ measured ] BRAS CR2, %s to %.0f Hz, LS01 to MP01-MP05 (mean), simulated / "
+        "measured:\n",
+        solver.c_str(), f_max);
     for (const auto& [hz, s] : sum) {
         if (count[hz] != 5) continue;
-        Cr2Band b{hz, s[0] / 5, s[1] / 5, bras_cr2_measured("T20", hz), bras_cr2_measured("EDT", hz)};
+        Cr2Band b{hz, s[0] / 5, s[1] / 5, bras_cr2_measured("T20", hz),
+                  bras_cr2_measured("EDT", hz)};
         std::printf("[ measured ]   %4.0f Hz: T20 %.3f / %.3f s (%.3f), EDT %.3f / %.3f s (%.3f)\n",
                     hz, b.t20, b.t20_measured, b.t20 / b.t20_measured, b.edt, b.edt_measured,
                     b.edt / b.edt_measured);

@@ -11,7 +11,9 @@
 // at the emission instant to a small fraction of a sample (the solver can only drop whole steps).
 #pragma once
 
+#include <complex>
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -40,11 +42,13 @@ class PropagationFilter {
 
   private:
     struct Plan;
-    double fs_, advance_;
+    double fs_;
     size_t frame_ = 0;
     bool identity_ = false;
-    std::vector<double> nepers_per_second_;  // per FFT bin: attenuation rate a(f) c ln(10) / 20
-    Plan* plan_ = nullptr;
+    std::vector<double> nepers_per_second_;    // per FFT bin: attenuation rate a(f) c ln(10) / 20
+    std::vector<std::complex<double>> shift_;  // per FFT bin: the advance's phase ramp
+    std::vector<float> window_;                // periodic Hann of frame_ samples
+    std::unique_ptr<Plan> plan_;
 };
 
 }  // namespace ardent::auralize

@@ -9,10 +9,10 @@
 namespace ardent {
 
 struct Atmosphere {
-    double temperature_c = 20.0;        // degrees Celsius
-    double relative_humidity = 50.0;    // percent
-    double pressure_kpa = 101.325;      // ambient pressure
-    bool absorption = true;             // filter the outputs with the attenuation below
+    double temperature_c = 20.0;      // degrees Celsius
+    double relative_humidity = 50.0;  // percent
+    double pressure_kpa = 101.325;    // ambient pressure
+    bool absorption = true;           // filter the outputs with the attenuation below
     bool operator==(const Atmosphere&) const = default;
 };
 
