@@ -1,7 +1,7 @@
 // ARD on the CPU: cell-steps per second, seconds of compute per simulated second and memory per
 // air cell for a scene at a given max_frequency (metrics defined in bench/README.md).
 // Usage: bench_ard_cpu [SCENE.json] [--max-frequency HZ] [--scale S] [--steps N] [--threads T]
-//                      [--float64]
+//                      [--float64] [--partition-sides smooth|power_of_two]  (default: the scene's)
 //   --scale multiplies the scene's geometry, as bench_ard_cuda's (for the same-scene speed-up).
 #include <chrono>
 #include <cstdio>
@@ -19,6 +19,7 @@
 int main(int argc, char** argv) {
     std::string scene_file = std::string(ARDENT_SOURCE_DIR) + "/data/scenes/shoebox.json";
     double f_max = 0, scale = 1;
+    std::string sides;  // the scene's partition_sides unless given
     size_t steps = 300;
     int threads = 0;
     bool f64 = false;
@@ -27,6 +28,8 @@ int main(int argc, char** argv) {
             f_max = std::atof(argv[++i]);
         } else if (!std::strcmp(argv[i], "--scale") && i + 1 < argc) {
             scale = std::atof(argv[++i]);
+        } else if (!std::strcmp(argv[i], "--partition-sides") && i + 1 < argc) {
+            sides = argv[++i];
         } else if (!std::strcmp(argv[i], "--steps") && i + 1 < argc) {
             steps = static_cast<size_t>(std::atol(argv[++i]));
         } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
@@ -40,6 +43,7 @@ int main(int argc, char** argv) {
     try {
         ardent::Scene scene = ardent::load_scene(scene_file);
         if (f_max > 0) scene.simulation.max_frequency = f_max;
+        if (!sides.empty()) scene.simulation.partition_sides = sides;
         ardent::bench::scale_scene(scene, scale);
         scene.listener_grid_every = 0;    // measure the solver, not the recording of a grid
         scene.simulation.device = "cpu";  // "auto" would pick a GPU where one is present
@@ -66,7 +70,9 @@ int main(int argc, char** argv) {
         out["threads"] = threads > 0 ? std::to_string(threads) : std::string("all");
         out["air_cells"] = p.air.air_cells;
         out["pml_cells"] = p.decomposition.pml_cells();
+        out["partition_sides"] = scene.simulation.partition_sides;
         out["partitions"] = p.decomposition.partitions.size();
+        out["thinnest_partition"] = p.decomposition.thinnest_partition();
         out["interfaces"] = p.decomposition.interfaces.size();
         out["dt"] = solver->dt();
         out["steps"] = steps;

@@ -2,6 +2,7 @@
 // per stage the time per step and the achieved bandwidth as a fraction of the measured
 // device-to-device copy bandwidth (metrics defined in bench/README.md).
 // Usage: bench_ard_cuda [SCENE.json] [--max-frequency HZ] [--scale S] [--steps N] [--float64]
+//   [--partition-sides smooth|power_of_two]  (default: the scene's)
 //   --scale multiplies the scene's geometry (the paper's benchmark needs ~7000-7500 m^3 of air).
 #include <chrono>
 #include <cstdio>
@@ -20,6 +21,7 @@
 int main(int argc, char** argv) {
     std::string scene_file = std::string(ARDENT_SOURCE_DIR) + "/data/scenes/shoebox.json";
     double f_max = 0, scale = 1;
+    std::string sides;  // the scene's partition_sides unless given
     size_t steps = 1000;
     bool f64 = false;
     for (int i = 1; i < argc; ++i) {
@@ -27,6 +29,8 @@ int main(int argc, char** argv) {
             f_max = std::atof(argv[++i]);
         } else if (!std::strcmp(argv[i], "--scale") && i + 1 < argc) {
             scale = std::atof(argv[++i]);
+        } else if (!std::strcmp(argv[i], "--partition-sides") && i + 1 < argc) {
+            sides = argv[++i];
         } else if (!std::strcmp(argv[i], "--steps") && i + 1 < argc) {
             steps = static_cast<size_t>(std::atol(argv[++i]));
         } else if (!std::strcmp(argv[i], "--float64")) {
@@ -38,6 +42,7 @@ int main(int argc, char** argv) {
     try {
         ardent::Scene scene = ardent::load_scene(scene_file);
         if (f_max > 0) scene.simulation.max_frequency = f_max;
+        if (!sides.empty()) scene.simulation.partition_sides = sides;
         scene.listener_grid_every = 0;  // measure the solver, not the recording of a grid
         ardent::bench::scale_scene(scene, scale);
         const auto t0 = std::chrono::steady_clock::now();
@@ -64,7 +69,9 @@ int main(int argc, char** argv) {
         out["max_frequency"] = scene.simulation.max_frequency;
         out["air_cells"] = p.air.air_cells;
         out["pml_cells"] = p.decomposition.pml_cells();
+        out["partition_sides"] = scene.simulation.partition_sides;
         out["partitions"] = p.decomposition.partitions.size();
+        out["thinnest_partition"] = p.decomposition.thinnest_partition();
         out["interfaces"] = p.decomposition.interfaces.size();
         out["dt"] = solver->dt();
         out["steps"] = steps;

@@ -23,15 +23,21 @@ bool pow2(int n) {
     return n > 0 && std::has_single_bit(static_cast<unsigned>(n));
 }
 
-void check_invariants(const AirModel& air, const Scene& scene, const Decomposition& d) {
+void check_invariants(const AirModel& air, const Scene& scene, const Decomposition& d,
+                      PartitionSides sides = PartitionSides::Smooth) {
     const Grid& g = air.grid;
-    // Partitions: power-of-two sides, only air, no overlap, all air covered.
+    // Partitions: allowed sides (a partition with a side that is not a power of two keeps every
+    // side within kMaxSmoothPartitionSide), only air, no overlap, all air covered.
     std::vector<int32_t> seen(g.count(), -1);
     size_t covered = 0;
     for (int32_t p = 0; p < static_cast<int32_t>(d.partitions.size()); ++p) {
         const Partition& P = d.partitions[p];
         for (int a = 0; a < 3; ++a)
-            ASSERT_TRUE(pow2(P.size[a])) << "partition " << p;
+            ASSERT_TRUE(side_allowed(P.size[a], sides)) << "partition " << p;
+        if (!pow2(P.size[0]) || !pow2(P.size[1]) || !pow2(P.size[2])) {
+            ASSERT_LE(std::max({P.size[0], P.size[1], P.size[2]}), kMaxSmoothPartitionSide)
+                << "partition " << p;
+        }
         for (int k = 0; k < P.size[2]; ++k)
             for (int j = 0; j < P.size[1]; ++j)
                 for (int i = 0; i < P.size[0]; ++i) {
@@ -236,15 +242,49 @@ TEST(Decomposition, OddBoxHasSeveralPartitionsAndConsistentInterfaces) {
 }
 
 TEST(Decomposition, ThinPartitionsGetSeparateInterfaceColours) {
-    // 5 cells wide along x: at most 4 + 1, so a 1-wide partition sits between two interfaces.
+    // 5 cells wide along x with power-of-two sides: at most 4 + 1, so a 1-wide partition sits
+    // between two interfaces.
     const double h = 0.1;
     Room r = make_room(
         [](TriangleMesh& m) {
             test::add_box(m, {0, 0, 0}, {0.5, 0.4, 0.4}, "room", true);
         },
         {0.25, 0.2, 0.2}, h, 0.3);
-    const Decomposition d = decompose(r.air, r.scene);
-    check_invariants(r.air, r.scene, d);
+    DecompositionOptions o;
+    o.sides = PartitionSides::PowerOfTwo;
+    const Decomposition d = decompose(r.air, r.scene, o);
+    EXPECT_EQ(d.thinnest_partition(), 1);
+    check_invariants(r.air, r.scene, d, o.sides);
+}
+
+// Boxes whose sides (in cells) are not smooth numbers: power-of-two sides leave 1- and 2-cell
+// slabs, smooth sides none (every length from 3 up is a sum of smooth lengths >= 3, e.g.
+// 13 = 9 + 4, 37 = 32 + 5), and the air-line statistics `ardent info` reports say so.
+TEST(Decomposition, SmoothSidesLeaveNoThinSlabsInBoxes) {
+    const double h = 0.1;
+    for (const Index3 n : {Index3{13, 7, 11}, Index3{37, 23, 14}, Index3{29, 19, 17},
+                           Index3{43, 31, 26}, Index3{70, 67, 11}}) {
+        SCOPED_TRACE(std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" +
+                     std::to_string(n[2]));
+        Room r = make_room(
+            [&](TriangleMesh& m) {
+                test::add_box(m, {0, 0, 0}, {n[0] * h, n[1] * h, n[2] * h}, "room", true);
+            },
+            {0.25, 0.25, 0.25}, h, 0.0);
+        ASSERT_EQ(r.air.air_cells, static_cast<size_t>(n[0]) * n[1] * n[2]);
+        const Decomposition smooth = decompose(r.air, r.scene);
+        check_invariants(r.air, r.scene, smooth);
+        EXPECT_GE(smooth.thinnest_partition(), 3);
+        EXPECT_EQ(air_lines_touching_thin(smooth, r.air.grid).touching_thin, 0u);
+        DecompositionOptions o;
+        o.sides = PartitionSides::PowerOfTwo;
+        const Decomposition pow2_sides = decompose(r.air, r.scene, o);
+        check_invariants(r.air, r.scene, pow2_sides, o.sides);
+        EXPECT_LE(pow2_sides.thinnest_partition(), 2);
+        const AirLineStats lines = air_lines_touching_thin(pow2_sides, r.air.grid);
+        EXPECT_EQ(lines.lines, static_cast<size_t>(n[0] * n[1] + n[1] * n[2] + n[0] * n[2]));
+        EXPECT_GT(lines.touching_thin, 0u);
+    }
 }
 
 TEST(Decomposition, FurnishedRotatedRoom) {

@@ -225,6 +225,22 @@ TEST(SceneParser, LoadSceneMatchesParseScene) {
     EXPECT_DOUBLE_EQ(a.simulation.max_frequency, 500);
 }
 
+TEST(SceneParser, PartitionSides) {
+    EXPECT_EQ(parse_scene(minimal_scene(""), "a.json").simulation.partition_sides, "smooth");
+    EXPECT_EQ(parse_scene(minimal_scene(R"(, "simulation": {"partition_sides": "power_of_two"})"),
+                          "a.json")
+                  .simulation.partition_sides,
+              "power_of_two");
+    try {
+        parse_scene(minimal_scene(R"(, "simulation": {"partition_sides": "prime"})"), "scene.json");
+        FAIL() << "no error";
+    } catch (const InputError& e) {
+        const std::string what = e.what();
+        EXPECT_EQ(what.rfind("scene.json: simulation.partition_sides: ", 0), 0u) << what;
+        EXPECT_NE(what.find("power_of_two"), std::string::npos) << what;
+    }
+}
+
 TEST(SceneParser, ErrorsAreInputErrorsNamingTheFileAndKey) {
     try {
         parse_scene(minimal_scene(R"(, "simulation": {"max_frequency": -5})"), "scene.json");

@@ -446,6 +446,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                               {"duration", sim.duration},
                               {"points_per_wavelength", sim.effective_points_per_wavelength()},
                               {"speed_of_sound", sim.speed_of_sound},
+                              {"partition_sides", sim.partition_sides},
                               {"output_sample_rate", fs_out},
                               {"listener_grid_every", scene.listener_grid_every},
                               {"air",

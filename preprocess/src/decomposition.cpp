@@ -1,3 +1,6 @@
+#ifndef ARDENT_AVOID_RUN
+#define ARDENT_AVOID_RUN 3
+#endif
 #include "ardent/preprocess/decomposition.h"
 
 #include <algorithm>
@@ -20,11 +23,15 @@ size_t rect_area(int axis, const Index3& lo, const Index3& hi) {
 // anchored at it (its minimum corner), found by a 3-D dynamic programme. Buckets are taken from the
 // largest power of two down, cells within a bucket in memory order; a cell whose cube shrank since
 // (a neighbouring box was claimed) moves down to its new bucket. From each anchor the largest box
-// with power-of-two sides that is all free air is claimed; ties go to the most cubical. Cells left
+// with allowed sides (PartitionSides) that is all free air is claimed; ties go to the most cubical. Cells left
 // with cubes of side 1 are swept last in memory order. Deterministic: no hashing, no threads.
 class BoxFinder {
   public:
-    BoxFinder(const AirModel& air, int max_side) : g_(air.grid), max_side_(max_side) {
+    static constexpr int kAvoidRun = ARDENT_AVOID_RUN;
+    BoxFinder(const AirModel& air, int max_side, PartitionSides sides)
+        : g_(air.grid), max_side_(max_side), avoid_thin_(sides != PartitionSides::PowerOfTwo) {
+        for (int n = max_side; n >= 1; --n)
+            if (side_allowed(n, sides)) sides_.push_back(n);
         free_ = air.air;
         run_.assign(g_.count(), 0);
         for (int k = 0; k < g_.dims[2]; ++k)
@@ -110,13 +117,34 @@ class BoxFinder {
         return s;
     }
 
+    // Whether a box side of n cells from a free run of `free` leaves a run of 1 to kAvoidRun cells
+    // behind it, which the smooth side sets avoid (docs/ard.md, "Partition sides").
+    bool leaves_thin(int n, int free) const {
+        return avoid_thin_ && free - n >= 1 && free - n <= kAvoidRun;
+    }
+    // A partition with a side that is not a power of two keeps every side within
+    // kMaxSmoothPartitionSide: the CUDA backend transforms such partitions by direct sums.
+    static bool shape_allowed(int x, int y, int z) {
+        const bool pow2 = std::has_single_bit(static_cast<unsigned>(x)) &&
+                          std::has_single_bit(static_cast<unsigned>(y)) &&
+                          std::has_single_bit(static_cast<unsigned>(z));
+        return pow2 || std::max({x, y, z}) <= kMaxSmoothPartitionSide;
+    }
+    // The largest allowed side up to `free` that leaves no thin run, or 0.
+    int pick_side(int free) const {
+        for (int n : sides_)
+            if (n <= free && !leaves_thin(n, free)) return n;
+        return 0;
+    }
+
     Partition best_box(Index3 s) {
         Partition best{s, {1, 1, 1}};
         size_t best_vol = 1;
         int best_aspect = 1;
         const int max_x = std::min(run_[g_.index(s)], max_side_);
         std::vector<int> rows;  // per layer: consecutive rows from s[1] whose run reaches X
-        for (int X = floor_pow2(max_x); X >= 1; X >>= 1) {
+        for (int X : sides_) {
+            if (X > max_x || leaves_thin(X, max_x)) continue;
             rows.clear();
             int y_cap = std::min(g_.dims[1] - s[1], max_side_);
             for (int z = s[2]; z < g_.dims[2] && static_cast<int>(rows.size()) < max_side_; ++z) {
@@ -127,11 +155,14 @@ class BoxFinder {
                 rows.push_back(r);
                 y_cap = r;  // later layers only matter up to this many rows
             }
-            for (int Y = floor_pow2(rows.empty() ? 0 : rows[0]); Y >= 1; Y >>= 1) {
+            const int max_y = rows.empty() ? 0 : rows[0];
+            for (int Y : sides_) {
+                if (Y > max_y || leaves_thin(Y, max_y)) continue;
                 int zfree = 0;
                 while (zfree < static_cast<int>(rows.size()) && rows[zfree] >= Y)
                     ++zfree;
-                const int Z = floor_pow2(zfree);
+                const int Z = pick_side(zfree);
+                if (Z == 0 || !shape_allowed(X, Y, Z)) continue;
                 const size_t vol =
                     static_cast<size_t>(X) * static_cast<size_t>(Y) * static_cast<size_t>(Z);
                 const int aspect = std::max({X, Y, Z}) / std::min({X, Y, Z});
@@ -164,6 +195,8 @@ class BoxFinder {
 
     const Grid& g_;
     int max_side_;
+    bool avoid_thin_;
+    std::vector<int> sides_;  // allowed sides, largest first
     std::vector<uint8_t> free_;
     std::vector<int> run_;
 };
@@ -306,6 +339,22 @@ void find_pml(const AirModel& air, const Scene& scene, Decomposition& d) {
 
 }  // namespace
 
+bool side_allowed(int n, PartitionSides sides) {
+    if (n < 1) return false;
+    if (std::has_single_bit(static_cast<unsigned>(n))) return true;
+    switch (sides) {
+        case PartitionSides::PowerOfTwo:
+            return false;
+        case PartitionSides::Smooth:
+            if (n > kMaxSmoothPartitionSide) return false;
+            for (int f : {2, 3, 5})
+                while (n % f == 0)
+                    n /= f;
+            return n == 1;
+    }
+    return false;
+}
+
 size_t Interface::faces() const {
     return rect_area(axis, lo, hi);
 }
@@ -356,11 +405,47 @@ double Decomposition::share_in_partitions_at_least(int side) const {
     return all ? static_cast<double>(big) / static_cast<double>(all) : 0.0;
 }
 
+int Decomposition::thinnest_partition() const {
+    int thinnest = 0;
+    for (const auto& p : partitions) {
+        const int side = std::min({p.size[0], p.size[1], p.size[2]});
+        thinnest = thinnest == 0 ? side : std::min(thinnest, side);
+    }
+    return thinnest;
+}
+
+AirLineStats air_lines_touching_thin(const Decomposition& d, const Grid& g, int thin) {
+    AirLineStats s;
+    for (int axis = 0; axis < 3; ++axis) {
+        const int u = (axis + 1) % 3, v = (axis + 2) % 3;
+        Index3 c{};
+        for (c[v] = 0; c[v] < g.dims[v]; ++c[v])
+            for (c[u] = 0; c[u] < g.dims[u]; ++c[u]) {
+                bool in_run = false, touches = false;
+                for (c[axis] = 0; c[axis] <= g.dims[axis]; ++c[axis]) {
+                    const int32_t o = c[axis] < g.dims[axis] ? d.owner[g.index(c)] : -1;
+                    if (o < 0) {
+                        if (in_run) s.touching_thin += touches ? 1 : 0;
+                        in_run = touches = false;
+                        continue;
+                    }
+                    if (!in_run) ++s.lines;
+                    in_run = true;
+                    touches = touches || d.partitions[static_cast<size_t>(o)].size[axis] < thin;
+                }
+            }
+    }
+    return s;
+}
+
 Decomposition decompose(const AirModel& air, const Scene& scene,
                         const DecompositionOptions& options) {
     Decomposition d;
     d.pml_depth = options.pml_depth;
-    d.partitions = BoxFinder(air, floor_pow2(options.max_partition_side)).run();
+    const int max_side = options.sides == PartitionSides::PowerOfTwo
+                             ? floor_pow2(options.max_partition_side)
+                             : options.max_partition_side;
+    d.partitions = BoxFinder(air, max_side, options.sides).run();
     const Grid& g = air.grid;
     d.owner.assign(g.count(), -1);
     for (int32_t p = 0; p < static_cast<int32_t>(d.partitions.size()); ++p) {

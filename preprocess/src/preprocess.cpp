@@ -101,7 +101,10 @@ Preprocessed preprocess(const Scene& scene, const PreprocessOptions& options) {
 
     if (options.decompose) {
         t0 = std::chrono::steady_clock::now();
-        p.decomposition = decompose(p.air, scene, options.decomposition);
+        DecompositionOptions d = options.decomposition;
+        d.sides = scene.simulation.partition_sides == "power_of_two" ? PartitionSides::PowerOfTwo
+                                                                     : PartitionSides::Smooth;
+        p.decomposition = decompose(p.air, scene, d);
         p.times.decompose_s = seconds_since(t0);
     }
     return p;

@@ -318,8 +318,11 @@ void parse_emitters(const Json& v, const Reader& r, const char* what, std::vecto
 
 void parse_simulation(const Json& s, const Reader& r, SimulationSettings& out) {
     r.check_keys(s, {"solver", "device", "max_frequency", "duration", "points_per_wavelength",
-                     "speed_of_sound"});
+                     "speed_of_sound", "partition_sides"});
     if (s.contains("solver")) out.solver = r.key("solver").choice(s["solver"], {"ard", "fdtd"});
+    if (s.contains("partition_sides"))
+        out.partition_sides =
+            r.key("partition_sides").choice(s["partition_sides"], {"smooth", "power_of_two"});
     if (s.contains("device"))
         out.device = r.key("device").choice(s["device"], {"auto", "cpu", "cuda"});
     if (s.contains("max_frequency"))

@@ -93,6 +93,8 @@ json scene_json(const Scene& scene, const fs::path& file) {
                 {"duration", s.duration}};
     if (s.points_per_wavelength) sim["points_per_wavelength"] = *s.points_per_wavelength;
     sim["speed_of_sound"] = s.speed_of_sound;
+    if (s.partition_sides != SimulationSettings{}.partition_sides)
+        sim["partition_sides"] = s.partition_sides;
     j["simulation"] = sim;
     if (scene.air != Atmosphere{})
         j["air"] = {{"temperature", scene.air.temperature_c},

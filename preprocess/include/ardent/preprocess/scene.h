@@ -68,6 +68,8 @@ struct SimulationSettings {
     double duration = 1.0;
     std::optional<double> points_per_wavelength;  // default depends on the solver
     double speed_of_sound = 343.0;
+    // ARD's partition sides: "smooth" (2^a 3^b 5^c, no avoidable thin slabs) or "power_of_two".
+    std::string partition_sides = "smooth";
 
     double effective_points_per_wavelength() const {
         return points_per_wavelength ? *points_per_wavelength : (solver == "fdtd" ? 10.0 : 2.6);

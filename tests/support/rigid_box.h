@@ -1,0 +1,313 @@
+// Rigid rectangular rooms drawn from a seed and judged through the WAV `ardent simulate` writes
+// (issue 19): sides of 9-40 of ARD's cells (so most are not powers of two and power-of-two sides
+// leave thin slabs; FDTD solves the same rooms on its own grid), source and receiver at least 2 cells from every wall, max_frequency in 300-1000 Hz, air
+// absorption off. The reference is the exact image-source sum of the solver's own excitation at
+// the output rate, with the IR convention of docs/output-format.md (advanced by the excitation's
+// delay, scaled by (1/dt) / sample_rate). Both are band-passed to 0.05-0.8 max_frequency and
+// compared by relative L2 error over the first 0.25 s and 0.5 s.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <span>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ardent/auralize/audio_io.h"
+#include "ardent/preprocess/scene.h"
+#include "ardent/solvers/excitation.h"
+#include "image_source.h"
+#include "ir_timing.h"
+#include "signal_tools.h"
+#include "test_support.h"
+
+namespace ardent::test {
+
+struct RigidBox {
+    std::uint32_t seed = 0;
+    std::array<int, 3> cells{};  // sides in cells (exactly n h)
+    std::array<int, 3> source{}, receiver{};  // cell indices from the box corner
+    double f_max = 500;
+    std::string solver = "ard";
+    std::string extra_simulation;  // more "simulation" keys, e.g. R"(, "partition_sides": "...")"
+    std::string extra_top;         // more top-level keys, each followed by a comma
+    double duration = 0.5;
+};
+
+// The box's unit: ARD's cell at f_max, whichever solver runs, so both solve the same rooms (FDTD
+// on its own finer grid, with the source and receiver in the cells holding these positions).
+inline double rigid_box_h(const RigidBox& b) {
+    SimulationSettings s;
+    s.solver = "ard";
+    s.max_frequency = b.f_max;
+    return s.cell_size();
+}
+
+// The box's sides in metres: `cells` of the unit, rounded to whole cells of the solver's grid
+// (walls lie on cell faces, so a side that is not a whole number of cells would be another room).
+inline std::array<double, 3> rigid_box_sides(const RigidBox& b) {
+    SimulationSettings s;
+    s.solver = b.solver;
+    s.max_frequency = b.f_max;
+    const double h = s.cell_size();
+    std::array<double, 3> sides{};
+    for (int a = 0; a < 3; ++a)
+        sides[a] = std::round(b.cells[a] * rigid_box_h(b) / h) * h;
+    return sides;
+}
+
+inline RigidBox draw_rigid_box(std::uint32_t seed, const std::string& solver = "ard") {
+    std::mt19937 rng(seed);
+    auto uniform_int = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    RigidBox b;
+    b.seed = seed;
+    b.solver = solver;
+    // The band judged ends at 0.8 f_max <= 800 Hz: 8 kHz keeps the image-source reference cheap.
+    b.extra_top = R"("output": {"sample_rate": 8000},)";
+    for (int& n : b.cells)
+        n = uniform_int(9, 40);
+    b.f_max = std::uniform_real_distribution<double>(300, 1000)(rng);
+    b.f_max = std::round(b.f_max);
+    // At least 2 cells from every wall, and apart by at least a quarter of the box's diagonal so
+    // the direct sound does not dominate the error.
+    const double diag = std::hypot(b.cells[0], b.cells[1], b.cells[2]);
+    for (int tries = 0; tries < 1000; ++tries) {
+        for (int a = 0; a < 3; ++a) {
+            b.source[a] = uniform_int(2, b.cells[a] - 3);
+            b.receiver[a] = uniform_int(2, b.cells[a] - 3);
+        }
+        const double d = std::hypot(b.source[0] - b.receiver[0], b.source[1] - b.receiver[1],
+                                    b.source[2] - b.receiver[2]);
+        if (d >= 0.25 * diag) break;
+    }
+    return b;
+}
+
+inline std::string describe(const RigidBox& b) {
+    std::ostringstream s;
+    s << "seed " << b.seed << ": " << b.solver << " " << b.cells[0] << "x" << b.cells[1] << "x"
+      << b.cells[2] << " cells, f_max " << b.f_max << " Hz, source cell (" << b.source[0] << ", "
+      << b.source[1] << ", " << b.source[2] << "), receiver cell (" << b.receiver[0] << ", "
+      << b.receiver[1] << ", " << b.receiver[2] << ")";
+    return s.str();
+}
+
+inline std::string rigid_box_scene(const RigidBox& b) {
+    const double h = rigid_box_h(b);
+    const auto sides = rigid_box_sides(b);
+    std::ostringstream s;
+    s.precision(17);
+    auto pos = [&](const std::array<int, 3>& c) {
+        std::ostringstream p;
+        p.precision(17);
+        p << "[" << (c[0] + 0.5) * h << ", " << (c[1] + 0.5) * h << ", " << (c[2] + 0.5) * h << "]";
+        return p.str();
+    };
+    s << R"({"format": "ardent-scene/1", "name": "rigid box )" << b.seed << R"(",)" << b.extra_top
+      << R"( "geometry": {"box": [)" << sides[0] << ", " << sides[1] << ", " << sides[2] << "]},"
+      << R"( "materials": {"rigid": {"absorption": 0.0}}, "surfaces": {"*": "rigid"},)"
+      << R"( "sources": [{"name": "S", "position": )" << pos(b.source) << "}],"
+      << R"( "receivers": [{"name": "R", "position": )" << pos(b.receiver) << "}],"
+      << R"( "air": {"absorption": false},)"
+      << R"( "simulation": {"solver": ")" << b.solver << R"(", "device": "cpu", "max_frequency": )"
+      << b.f_max << R"(, "duration": )" << b.duration << R"(, "speed_of_sound": 343)"
+      << b.extra_simulation << "}}";
+    return s.str();
+}
+
+struct RigidBoxError {
+    double err_025 = -1, err_05 = -1;  // relative L2, band 0.05-0.8 f_max
+    double low_025 = -1, low_05 = -1;  // the same in 0.05-0.4 f_max (FDTD: >= 25 points/wave)
+    long partitions = -1, thinnest = -1;
+    double thin_line_share = -1;
+    // Error over growing windows (every 0.025 s), for the figure in docs/validation.md.
+    std::vector<std::pair<double, double>> growth;
+    bool ran = false;
+};
+
+// The exact IR at the output rate, in the file's convention: the image-source sum of the
+// excitation G, sample n at time n / fs after the emission, times (1/dt) / fs.
+inline std::vector<double> rigid_box_reference(const RigidBox& b, const nlohmann::json& result,
+                                               double fs, size_t samples) {
+    const double dt = result["solver"]["dt"].get<double>();
+    const Excitation g = Excitation::for_band(result["excitation"]["f_max"].get<double>(), dt);
+    ImageSourceSetup is;
+    const auto sides = rigid_box_sides(b);
+    is.box = {sides[0], sides[1], sides[2]};
+    for (int i = 0; i < 3; ++i) {
+        is.source[i] = result["sources"][0]["cell_centre"][i].get<double>();
+        is.receiver[i] = result["receivers"][0]["cell_centre"][i].get<double>();
+    }
+    is.c = 343.0;
+    is.signal = [g](double t) { return g(t); };
+    is.signal_length = 2 * g.delay();
+    is.dt = 1 / fs;
+    is.samples = samples;
+    is.t0 = g.delay();
+    std::vector<double> p = image_source_ir(is).p;
+    for (double& x : p)
+        x *= (1 / dt) / fs;
+    return p;
+}
+
+// Runs the box through `ardent simulate` (and `ardent info --json` for the decomposition's
+// figures) in `dir` and measures the error; prints one line per box.
+inline RigidBoxError rigid_box_error(const RigidBox& b, const ScratchDir& dir) {
+    RigidBoxError e;
+    const std::string tag = "rigid" + std::to_string(b.seed) + b.solver;
+    const auto scene = dir.write(tag + ".json", rigid_box_scene(b));
+    const CommandResult info = run_ardent("info --json " + scene.string(), dir.path());
+    if (info.exit_code == 0) {
+        const auto j = nlohmann::json::parse(info.out);
+        e.partitions = j.value("partitions", -1L);
+        e.thinnest = j.value("thinnest_partition", -1L);
+        e.thin_line_share = j.value("share_of_air_lines_touching_thin_partitions", -1.0);
+    }
+    const CommandResult r =
+        run_ardent("simulate " + scene.string() + " -o " + (dir / tag).string(), dir.path());
+    if (r.exit_code != 0) {
+        ADD_FAILURE() << describe(b) << ": ardent simulate failed: " << r.err;
+        return e;
+    }
+    const nlohmann::json result = nlohmann::json::parse(std::ifstream(dir / tag / "result.json"));
+    const audio::Audio wav = audio::read_audio(dir / tag / "ir" / "S_R.wav");
+    const double fs = wav.sample_rate;
+    const std::vector<double> sim(wav.samples.begin(), wav.samples.end());
+    const std::vector<double> ref = rigid_box_reference(b, result, fs, sim.size());
+    auto errors_in = [&](double hi) {
+        const auto sim_bp = bandpass(sim, fs, 0.05 * b.f_max, hi * b.f_max);
+        const auto ref_bp = bandpass(ref, fs, 0.05 * b.f_max, hi * b.f_max);
+        return [sim_bp, ref_bp, fs, n_all = sim.size()](double seconds) {
+            const auto n = std::min(n_all, static_cast<size_t>(std::llround(seconds * fs)));
+            return relative_l2(std::span(sim_bp).first(n), std::span(ref_bp).first(n));
+        };
+    };
+    const auto error_over = errors_in(0.8), low_over = errors_in(0.4);
+    e.err_025 = error_over(0.25);
+    e.err_05 = error_over(0.5);
+    e.low_025 = low_over(0.25);
+    e.low_05 = low_over(0.5);
+    for (double t = 0.025; t <= b.duration + 1e-9; t += 0.025)
+        e.growth.emplace_back(t, error_over(t));
+    e.ran = true;
+    std::printf(
+        "[ measured ] %s: %ld partitions, thinnest %ld cells, %.0f %% of air lines touch a "
+        "partition thinner than 3 cells; relative L2 error (0.05-0.8 f_max) %.4f over 0.25 s, "
+        "%.4f over 0.5 s; in 0.05-0.4 f_max %.4f and %.4f\n",
+        describe(b).c_str(), e.partitions, e.thinnest, 100 * e.thin_line_share, e.err_025,
+        e.err_05, e.low_025, e.low_05);
+    return e;
+}
+
+// The bars of issue 19 for ARD: one partition 5 %; several 10 % over 0.25 s and 15 % over 0.5 s.
+// FDTD's are its own (docs/fdtd.md, "Rigid boxes"): its grid's dispersion puts every image's
+// pulse late by a share of its path that grows with frequency, so the error grows with time
+// whatever the box.
+inline constexpr double kFdtdBoxBar025 = 0.25, kFdtdBoxBar05 = 0.40;
+
+inline RigidBoxError expect_rigid_box_within_bars(const RigidBox& b, const ScratchDir& dir) {
+    const RigidBoxError e = rigid_box_error(b, dir);
+    if (!e.ran) return e;
+    if (b.solver == "fdtd") {
+        EXPECT_LE(e.err_025, kFdtdBoxBar025) << describe(b);
+        EXPECT_LE(e.err_05, kFdtdBoxBar05) << describe(b);
+    } else if (e.partitions == 1) {
+        EXPECT_LE(e.err_05, 0.05) << describe(b);
+    } else {
+        EXPECT_LE(e.err_025, 0.10) << describe(b);
+        EXPECT_LE(e.err_05, 0.15) << describe(b);
+    }
+    return e;
+}
+
+// A source in the middle of a large rigid cube and receivers at cell offsets from it; the lag of
+// each receiver's WAV against the exact image-source IR (ir_timing.h).
+inline constexpr double kFdtdTimingBarSteps = 0.05;
+
+struct TimingCase {
+    std::string solver = "ard";
+    double f_max = 500;
+    int sample_rate = 48000;
+    std::vector<std::array<int, 3>> receivers;  // cell offsets from the source
+};
+
+struct TimingResult {
+    bool ran = false;
+    double dt = 0;
+    std::vector<double> lag_s, distance_m;
+};
+
+inline TimingResult measure_timing(const TimingCase& t, const ScratchDir& dir) {
+    TimingResult out;
+    RigidBox b;
+    b.solver = t.solver;
+    b.f_max = t.f_max;
+    const double half = 6 / t.f_max;  // the fit's window: +-half around the arrival
+    // 64 of ARD's cells: one partition for ARD (exact inside), and the walls' reflections arrive
+    // after the window for receivers up to 14 cells away.
+    const int n = 64;
+    b.cells = {n, n, n};
+    b.source = {n / 2, n / 2, n / 2};
+    double reach = 0;
+    for (const auto& o : t.receivers)
+        reach = std::max(reach, std::hypot(o[0], o[1], o[2]));
+    const double h = rigid_box_h(b);
+    b.duration = reach * h / 343.0 + 2 * half;
+    std::ostringstream receivers;
+    receivers.precision(17);
+    for (size_t i = 0; i < t.receivers.size(); ++i) {
+        receivers << (i ? ", " : "") << R"({"name": "R)" << i << R"(", "position": [)";
+        for (int a = 0; a < 3; ++a)
+            receivers << (a ? ", " : "") << (b.source[a] + t.receivers[i][a] + 0.5) * h;
+        receivers << "]}";
+    }
+    std::string scene = rigid_box_scene(b);
+    const std::string one = R"("receivers": [{"name": "R", "position": )";
+    const size_t at = scene.find(one);
+    const size_t end = scene.find("}],", at) + 3;
+    scene.replace(at, end - at, R"("receivers": [)" + receivers.str() + "],");
+    scene.insert(scene.size() - 1,
+                 R"(, "output": {"sample_rate": )" + std::to_string(t.sample_rate) + "}");
+    const std::string tag = "timing-" + t.solver + "-" + std::to_string(t.sample_rate);
+    const auto file = dir.write(tag + ".json", scene);
+    const CommandResult r =
+        run_ardent("simulate " + file.string() + " -o " + (dir / tag).string(), dir.path());
+    if (r.exit_code != 0) {
+        ADD_FAILURE() << tag << ": ardent simulate failed: " << r.err;
+        return out;
+    }
+    const nlohmann::json result = nlohmann::json::parse(std::ifstream(dir / tag / "result.json"));
+    out.dt = result["solver"]["dt"].get<double>();
+    for (size_t i = 0; i < t.receivers.size(); ++i) {
+        const std::string name = "R" + std::to_string(i);
+        const audio::Audio wav = audio::read_audio(dir / tag / "ir" / ("S_" + name + ".wav"));
+        const std::vector<double> sim(wav.samples.begin(), wav.samples.end());
+        const double fs = wav.sample_rate;
+        // The reference for this receiver alone: the box helper reads receiver 0's centre.
+        nlohmann::json one_receiver = result;
+        one_receiver["receivers"] = nlohmann::json::array({result["receivers"][i]});
+        const std::vector<double> ref = rigid_box_reference(b, one_receiver, fs, sim.size());
+        std::array<double, 3> s{}, q{};
+        for (int a = 0; a < 3; ++a) {
+            s[a] = result["sources"][0]["cell_centre"][a].get<double>();
+            q[a] = result["receivers"][i]["cell_centre"][a].get<double>();
+        }
+        const double r_m = std::hypot(s[0] - q[0], s[1] - q[1], s[2] - q[2]);
+        out.distance_m.push_back(r_m);
+        out.lag_s.push_back(
+            measured_lag(sim, ref, fs, r_m / 343.0, half, 0.2 * t.f_max, 0.8 * t.f_max));
+    }
+    out.ran = true;
+    return out;
+}
+
+}  // namespace ardent::test
