@@ -14,6 +14,7 @@
 #include "ardent/pipeline/simulate_output.h"
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/scene_parser.h"
+#include "ardent/preprocess/wall_admittance.h"
 #include "ardent/solvers/solver.h"
 #include "commands.h"
 #include "progress.h"
@@ -101,6 +102,12 @@ int run(const Opts& o) {
     settings.checkpoint_every = o.checkpoint_every;
     // Refused before anything is printed (simulate() checks again).
     pipeline::OutputDir::check_target(settings.output, settings.force);
+    // Coefficients no locally reacting wall reaches, and bands the fit misses (ardent info lists
+    // them too): the run goes on with the closest wall.
+    for (const WallFit& f : fit_walls(scene))
+        for (const std::string& w : f.warnings)
+            std::fprintf(stderr, "ardent: warning: material \"%s\": %s\n", f.material.c_str(),
+                         w.c_str());
 
     StopSignals signals;
     Progress progress(o.quiet);

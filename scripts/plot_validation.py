@@ -324,6 +324,40 @@ def plot_analysis(folder, out):
     save(fig, out, "analysis-energy", dpi=90, palette=True)
 
 
+def plot_rigid_boxes(folder, out):
+    """Random rigid boxes (tests/test_rigid_boxes_long.cpp): each seed's error with smooth and with
+    power-of-two partition sides, and the worst seed's error over time."""
+    table = os.path.join(folder, "rigid_boxes_ard.csv")
+    worst = os.path.join(folder, "rigid_boxes_ard_worst_seed.csv")
+    if not (os.path.exists(table) and os.path.exists(worst)):
+        print("skip rigid boxes (no CSV)")
+        return
+    d, w = read_csv(table), read_csv(worst)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.6))
+    x = list(range(len(d["seed"])))
+    for key, off, color, label in (("error_05", -0.2, "tab:blue", "smooth sides (default)"),
+                                   ("pow2_error_05", 0.2, "tab:gray", "power-of-two sides")):
+        ax1.bar([i + off for i in x], [100 * v for v in d[key]], width=0.4, color=color,
+                label=label)
+    ax1.axhline(15, color="tab:red", ls="--", lw=1, label="bar (several partitions)")
+    ax1.set_xticks(x)
+    ax1.set_xticklabels([f"{s:g}" for s in d["seed"]], fontsize=7)
+    ax1.set_xlabel("seed")
+    ax1.set_ylabel("relative L2 error over 0.5 s (%)")
+    ax1.set_title("ARD vs image sources, 20 random rigid boxes", fontsize=9)
+    ax1.legend(fontsize=7)
+    ax2.plot(w["time_s"], [100 * v for v in w["error"]], "-o", ms=3, label="smooth sides")
+    ax2.plot(w["time_s"], [100 * v for v in w["error_power_of_two_sides"]], "-s", ms=3,
+             color="tab:gray", label="power-of-two sides")
+    ax2.axhline(15, color="tab:red", ls="--", lw=1)
+    ax2.set_xlabel("window (s)")
+    ax2.set_ylabel("relative L2 error (%)")
+    ax2.set_title("the worst seed's error over growing windows", fontsize=9)
+    ax2.legend(fontsize=7)
+    fig.tight_layout()
+    save(fig, out, "rigid-boxes", dpi=90, palette=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("folder", help="folder the tests wrote their CSVs into (ARDENT_VALIDATION_OUT)")
@@ -336,6 +370,7 @@ def main():
     plot_box(args.folder, args.out, "box_pow2", "Rigid box, one partition, vs image sources", 5)
     plot_box(args.folder, args.out, "box_npow2",
              "Rigid box, several partitions, vs image sources", 10)
+    plot_rigid_boxes(args.folder, args.out)
     plot_modes(args.folder, args.out, "modes_box", "Room modes, rigid box (several partitions)")
     plot_modes(args.folder, args.out, "modes_duct", "Axial modes, rigid duct (two partitions)")
     plot_reflection(args.folder, args.out)

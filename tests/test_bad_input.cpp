@@ -301,6 +301,31 @@ TEST_F(BadInput, AbsorptionOutOfRangeAndBandsThatAreNotFrequencies) {
                           2, {"s.json: materials.plaster.absorption.500:", "between 0 and 1"});
 }
 
+TEST_F(BadInput, LabDataThatIsNotPassiveOrNotOneKind) {
+    const auto rejected = [&](const std::string& material,
+                              std::initializer_list<std::string> expect) {
+        expect_scene_rejected(SceneText()
+                                  .set("materials", R"({"panel": )" + material + "}")
+                                  .set("surfaces", R"({"*": "panel"})"),
+                              2, expect);
+    };
+    rejected(R"({"impedance": {"500": [-0.5, 2]}})",
+             {"s.json: materials.panel.impedance.500:", "real part is negative", "not passive"});
+    rejected(R"({"impedance": [-1, 0]})", {"s.json: materials.panel.impedance:", "negative"});
+    rejected(R"({"impedance": {"500": [0, 0]}})",
+             {"s.json: materials.panel.impedance.500:", "zero"});
+    rejected(R"({"impedance": {"500": 3}})",
+             {"s.json: materials.panel.impedance.500:", "[real, imaginary]"});
+    rejected(R"({"impedance": 3})", {"s.json: materials.panel.impedance:", "[real, imaginary]"});
+    rejected(R"({"normal_absorption": {"500": 1.2}})",
+             {"s.json: materials.panel.normal_absorption.500:", "between 0 and 1"});
+    rejected(R"({"normal_absorption": {"hum": 0.2}})",
+             {"s.json: materials.panel.normal_absorption:", "band \"hum\" is not a frequency"});
+    rejected(R"({"absorption": 0.2, "impedance": [3, 1]})",
+             {"s.json: materials.panel:", "not several"});
+    rejected(R"({})", {"s.json: materials.panel:", "missing key \"absorption\""});
+}
+
 // --- keys -------------------------------------------------------------------------------------
 
 TEST_F(BadInput, UnknownTopLevelKeySuggestsTheNearest) {

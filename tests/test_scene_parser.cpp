@@ -2,12 +2,16 @@
 // the nearest-word suggestion used in messages.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <complex>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/scene_parser.h"
+#include "ardent/preprocess/scene_writer.h"
+#include "ardent/preprocess/wall_admittance.h"
 #include "test_support.h"
 
 namespace ardent {
@@ -223,6 +227,56 @@ TEST(SceneParser, LoadSceneMatchesParseScene) {
     EXPECT_EQ(a.sources.size(), b.sources.size());
     EXPECT_EQ(a.receivers[0].position, b.receivers[0].position);
     EXPECT_DOUBLE_EQ(a.simulation.max_frequency, 500);
+}
+
+// Lab data is read as the random-incidence absorption of the locally reacting wall it describes:
+// normal-incidence alpha_n as the resistive wall of that alpha_n, an impedance z (normalised,
+// e^{+j omega t}) as the wall of admittance 1 / z. Saving writes back what was given.
+TEST(SceneParser, LabDataBecomesRandomIncidenceAbsorption) {
+    std::string text = minimal_scene();
+    const std::string plaster = R"({"plaster": {"absorption": 0.1}})";
+    text.replace(text.find(plaster), plaster.size(), R"({
+        "plaster": {"absorption": 0.1},
+        "foam": {"normal_absorption": {"250": 0.3, "1000": 0.8}},
+        "panel": {"impedance": {"125": [2.5, -6], "500": [4, 1.5]}},
+        "flat": {"impedance": [1.5, 0]}})");
+    const Scene s = parse_scene(text, "a.json");
+    const Material& foam = s.materials[static_cast<size_t>(s.material_index("foam"))];
+    ASSERT_TRUE(foam.lab.has_value());
+    ASSERT_EQ(foam.absorption.size(), 2u);
+    for (const auto& [i, alpha_n] : {std::pair{0, 0.3}, std::pair{1, 0.8}}) {
+        // By hand: |R| = sqrt(1 - alpha_n), beta = (1 - |R|) / (1 + |R|), Paris' integral.
+        const double r = std::sqrt(1 - alpha_n);
+        const double beta = (1 - r) / (1 + r);
+        EXPECT_NEAR(normal_absorption(beta), alpha_n, 1e-12);
+        EXPECT_NEAR(foam.absorption[static_cast<size_t>(i)].alpha, paris_absorption(beta), 1e-12);
+    }
+    // A resistive wall of normal-incidence 0.3 absorbs 0.453 in a diffuse field (by quadrature).
+    EXPECT_NEAR(foam.absorption[0].alpha, 0.4526, 2e-4);
+    const Material& panel = s.materials[static_cast<size_t>(s.material_index("panel"))];
+    EXPECT_EQ(panel.absorption[0].hz, 125);
+    EXPECT_NEAR(panel.absorption[0].alpha,
+                paris_absorption(1.0 / std::complex<double>(2.5, -6)), 1e-12);
+    EXPECT_NEAR(panel.absorption[1].alpha, paris_absorption(1.0 / std::complex<double>(4, 1.5)),
+                1e-12);
+    const Material& flat = s.materials[static_cast<size_t>(s.material_index("flat"))];
+    EXPECT_FALSE(flat.per_band);
+    EXPECT_NEAR(flat.absorption[0].alpha, paris_absorption(1 / 1.5), 1e-12);
+
+    // Saved and read again: the same lab data, the same absorption.
+    const std::string saved = scene_json(s, "a.json").dump();
+    EXPECT_NE(saved.find("\"impedance\""), std::string::npos) << saved;
+    EXPECT_NE(saved.find("\"normal_absorption\""), std::string::npos) << saved;
+    const Scene back = parse_scene(saved, "a.json");
+    for (const Material& m : s.materials) {
+        const Material& b = back.materials[static_cast<size_t>(back.material_index(m.name))];
+        EXPECT_EQ(b.lab, m.lab) << m.name;
+        EXPECT_EQ(b.absorption, m.absorption) << m.name;
+    }
+    // Editing the absorption drops the lab data.
+    Material edited = panel;
+    edited.set_uniform(0.2);
+    EXPECT_FALSE(edited.lab.has_value());
 }
 
 TEST(SceneParser, PartitionSides) {

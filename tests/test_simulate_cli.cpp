@@ -244,6 +244,24 @@ TEST_F(SimulateCli, RefusesAnExistingDirectoryUnlessForced) {
         EXPECT_TRUE(e.path().filename() == "box.json" || e.path().filename() == "out") << e.path();
 }
 
+// A coefficient no locally reacting wall reaches (above 0.951 at random incidence) is fitted as
+// closely as it can be: the run goes on and says so, naming the material and the band.
+TEST_F(SimulateCli, WarnsOfAnAbsorptionNoWallReaches) {
+    ScratchDir dir;
+    std::string scene = tiny_scene();
+    const std::string carpet = R"("carpet": {"absorption": 0.3})";
+    scene.replace(scene.find(carpet), carpet.size(),
+                  R"("carpet": {"absorption": {"125": 0.3, "250": 0.98}})");
+    dir.write("box.json", scene);
+    const auto r = run_ardent("simulate box.json --threads 1 -o out --quiet", dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("ardent: warning: material \"carpet\": absorption 0.98 at 250 Hz"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("material \"plaster\""), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::exists(dir / "out" / "result.json"));
+}
+
 TEST_F(SimulateCli, BadInputWritesNothing) {
     ScratchDir dir;
     std::string scene = tiny_scene();

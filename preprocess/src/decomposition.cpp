@@ -1,6 +1,3 @@
-#ifndef ARDENT_AVOID_RUN
-#define ARDENT_AVOID_RUN 3
-#endif
 #include "ardent/preprocess/decomposition.h"
 
 #include <algorithm>
@@ -27,7 +24,9 @@ size_t rect_area(int axis, const Index3& lo, const Index3& hi) {
 // with cubes of side 1 are swept last in memory order. Deterministic: no hashing, no threads.
 class BoxFinder {
   public:
-    static constexpr int kAvoidRun = ARDENT_AVOID_RUN;
+    // Runs of up to 3 cells: the coupling matrix is fitted for partitions of 4 cells and more
+    // (docs/ard.md, "Partition sides").
+    static constexpr int kAvoidRun = 3;
     BoxFinder(const AirModel& air, int max_side, PartitionSides sides)
         : g_(air.grid), max_side_(max_side), avoid_thin_(sides != PartitionSides::PowerOfTwo) {
         for (int n = max_side; n >= 1; --n)

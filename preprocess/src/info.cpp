@@ -41,8 +41,13 @@ nlohmann::ordered_json materials_json(const Scene& scene) {
                                 {"mass_s", b.mass},
                                 {"stiffness_per_s", b.stiffness},
                                 {"resonance_hz", b.resonance() / (2 * std::numbers::pi)}});
+        const Material& m = scene.materials[static_cast<size_t>(scene.material_index(f.material))];
         out.push_back(
             {{"name", f.material},
+             {"given_as", !m.lab ? "absorption"
+                          : m.lab->kind == MaterialLabData::Kind::NormalAbsorption
+                              ? "normal_absorption"
+                              : "impedance"},
              {"wall", f.open                 ? "open"
                       : f.admittance.rigid() ? "rigid"
                                              : "admittance"},

@@ -33,6 +33,7 @@ double Material::max_absorption() const {
 void Material::set_uniform(double alpha) {
     absorption = {{0, alpha}};
     per_band = false;
+    lab.reset();
 }
 
 void Material::set_bands(const std::vector<AbsorptionBand>& bands) {
@@ -40,6 +41,7 @@ void Material::set_bands(const std::vector<AbsorptionBand>& bands) {
     std::sort(absorption.begin(), absorption.end(),
               [](const AbsorptionBand& a, const AbsorptionBand& b) { return a.hz < b.hz; });
     per_band = true;
+    lab.reset();
 }
 
 int Scene::material_index(const std::string& material_name) const {

@@ -1,5 +1,7 @@
 #include "ardent/preprocess/scene_parser.h"
 
+#include "ardent/preprocess/wall_admittance.h"
+
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/wall_admittance.h"
 
 namespace ardent {
 namespace {
@@ -250,45 +253,123 @@ double band_frequency(const std::string& key) {
     return used == key.size() && std::isfinite(hz) ? hz : std::nan("");
 }
 
+// A material's per-frequency key: one value for every frequency, or an object of bands (centre
+// frequency in Hz: value), each read by `value`; the bands ascending.
+template <typename T, typename F>
+std::vector<std::pair<double, T>> parse_material_bands(const Json& a, const Reader& ra,
+                                                       bool& per_band, const char* example,
+                                                       F value) {
+    std::vector<std::pair<double, T>> bands;
+    per_band = a.is_object();
+    if (!per_band) {
+        bands.push_back({0.0, value(ra, a)});
+        return bands;
+    }
+    if (a.empty())
+        ra.fail(std::string("expected at least one band (e.g. \"500\": ") + example +
+                ") or one value");
+    for (const auto& [band, v] : a.items()) {
+        const double hz = band_frequency(band);
+        if (!(hz >= kMinBandHz && hz <= kMaxBandHz))
+            ra.fail("band \"" + band + "\" is not a frequency in Hz between " +
+                    std::to_string(int(kMinBandHz)) + " and " + std::to_string(int(kMaxBandHz)) +
+                    " (e.g. \"125\", \"31.5\")");
+        for (const auto& b : bands)
+            if (std::abs(b.first - hz) < 1e-9 * hz) ra.fail("band \"" + band + "\" is given twice");
+        bands.push_back({hz, value(ra.key(band), v)});
+    }
+    std::sort(bands.begin(), bands.end(),
+              [](const auto& x, const auto& y) { return x.first < y.first; });
+    return bands;
+}
+
 void parse_materials(const Json& m, const Reader& r, std::vector<Material>& out) {
     r.expect_object(m);
     for (const auto& [name, v] : m.items()) {
         Reader rm = r.key(name);
         if (name.empty()) rm.fail("a material needs a non-empty name");
-        rm.check_keys(v, {"absorption"});
-        if (!v.contains("absorption")) rm.fail("missing key \"absorption\"");
-        Reader ra = rm.key("absorption");
-        const Json& a = v["absorption"];
+        rm.check_keys(v, {"absorption", "normal_absorption", "impedance"});
+        const int given = static_cast<int>(v.contains("absorption")) +
+                          static_cast<int>(v.contains("normal_absorption")) +
+                          static_cast<int>(v.contains("impedance"));
+        if (given == 0)
+            rm.fail("missing key \"absorption\" (or lab data: \"normal_absorption\" or "
+                    "\"impedance\")");
+        if (given > 1)
+            rm.fail("give one of \"absorption\", \"normal_absorption\" and \"impedance\", "
+                    "not several");
         Material mat;
         mat.name = name;
-        auto check = [](const Reader& rr, double x) {
-            if (x < 0 || x > 1)
-                rr.fail("expected an absorption coefficient between 0 and 1, got " +
-                        Json(x).dump());
-            return x;
+        const auto coefficient = [](const Reader& rr, const Json& x) {
+            const double a = rr.number(x);
+            if (a < 0 || a > 1)
+                rr.fail("expected an absorption coefficient between 0 and 1, got " + Json(a).dump());
+            return a;
         };
-        if (a.is_object()) {
-            if (a.empty()) ra.fail("expected at least one band (e.g. \"500\": 0.1) or one number");
-            std::vector<AbsorptionBand> bands;
-            for (const auto& [band, value] : a.items()) {
-                const double hz = band_frequency(band);
-                if (!(hz >= kMinBandHz && hz <= kMaxBandHz))
-                    ra.fail("band \"" + band + "\" is not a frequency in Hz between " +
-                            std::to_string(int(kMinBandHz)) + " and " +
-                            std::to_string(int(kMaxBandHz)) + " (e.g. \"125\", \"31.5\")");
-                for (const AbsorptionBand& b : bands)
-                    if (std::abs(b.hz - hz) < 1e-9 * hz)
-                        ra.fail("band \"" + band + "\" is given twice");
-                bands.push_back({hz, check(ra.key(band), ra.key(band).number(value))});
+        const auto not_bands = [](const Reader& rr, const Json& a, const char* what) {
+            rr.fail(std::string("expected ") + what +
+                    " or an object of bands (centre frequency in Hz: value), got " + describe(a));
+        };
+        bool per_band = false;
+        if (v.contains("absorption")) {
+            Reader ra = rm.key("absorption");
+            const Json& a = v["absorption"];
+            if (!a.is_object() && !a.is_number()) not_bands(ra, a, "a number");
+            const auto bands = parse_material_bands<double>(a, ra, per_band, "0.1", coefficient);
+            if (per_band) {
+                std::vector<AbsorptionBand> ab;
+                for (const auto& [hz, alpha] : bands)
+                    ab.push_back({hz, alpha});
+                mat.set_bands(ab);
+            } else {
+                mat.set_uniform(bands.front().second);
             }
-            mat.set_bands(bands);
-        } else if (a.is_number()) {
-            mat.set_uniform(check(ra, ra.number(a)));
         } else {
-            ra.fail(
-                "expected a number or an object of bands (centre frequency in Hz: "
-                "coefficient), got " +
-                describe(a));
+            const bool normal = v.contains("normal_absorption");
+            Reader ra = rm.key(normal ? "normal_absorption" : "impedance");
+            const Json& a = v[normal ? "normal_absorption" : "impedance"];
+            MaterialLabData lab;
+            lab.kind = normal ? MaterialLabData::Kind::NormalAbsorption
+                              : MaterialLabData::Kind::Impedance;
+            std::vector<std::pair<double, std::pair<double, double>>> bands;
+            if (normal) {
+                if (!a.is_object() && !a.is_number()) not_bands(ra, a, "a number");
+                bands = parse_material_bands<std::pair<double, double>>(
+                    a, ra, per_band, "0.1", [&](const Reader& rr, const Json& x) {
+                        return std::pair{coefficient(rr, x), 0.0};
+                    });
+            } else {
+                if (!a.is_object() && !a.is_array()) not_bands(ra, a, "[real, imaginary]");
+                bands = parse_material_bands<std::pair<double, double>>(
+                    a, ra, per_band, "[2.5, -4]", [](const Reader& rr, const Json& x) {
+                        if (!x.is_array() || x.size() != 2)
+                            rr.fail("expected the impedance as [real, imaginary] (normalised by "
+                                    "rho c), got " +
+                                    describe(x));
+                        const double re = rr.number(x[0]), im = rr.number(x[1]);
+                        if (re < 0)
+                            rr.fail("the real part is negative (" + Json(re).dump() +
+                                    "): such a wall would give energy back, it is not passive");
+                        if (re == 0 && im == 0)
+                            rr.fail("an impedance of zero is a pressure-release surface, which "
+                                    "Ardent does not model");
+                        return std::pair{re, im};
+                    });
+            }
+            std::vector<AbsorptionBand> random;
+            for (const auto& [hz, val] : bands) {
+                lab.hz.push_back(hz);
+                lab.value.push_back(val);
+                random.push_back({hz, normal ? random_incidence_from_normal(val.first)
+                                             : paris_absorption(1.0 / std::complex<double>(
+                                                                          val.first, val.second))});
+            }
+            if (per_band)
+                mat.set_bands(random);
+            else
+                mat.set_uniform(random.front().alpha);
+            lab.per_band = per_band;
+            mat.lab = lab;
         }
         out.push_back(mat);
     }

@@ -66,7 +66,23 @@ json scene_json(const Scene& scene, const fs::path& file) {
 
     json materials = json::object();
     for (const Material& m : scene.materials) {
-        if (m.per_band) {
+        if (m.lab) {
+            const MaterialLabData& lab = *m.lab;
+            const bool normal = lab.kind == MaterialLabData::Kind::NormalAbsorption;
+            const auto value = [&](size_t i) -> json {
+                if (normal) return lab.value[i].first;
+                return json::array({lab.value[i].first, lab.value[i].second});
+            };
+            json given;
+            if (lab.per_band) {
+                given = json::object();
+                for (size_t i = 0; i < lab.hz.size(); ++i)
+                    given[band_name(lab.hz[i])] = value(i);
+            } else {
+                given = value(0);
+            }
+            materials[m.name] = {{normal ? "normal_absorption" : "impedance", given}};
+        } else if (m.per_band) {
             json bands = json::object();
             for (const AbsorptionBand& b : m.absorption)
                 bands[band_name(b.hz)] = b.alpha;

@@ -183,6 +183,11 @@ double max_paris_absorption() {
     return paris_absorption(peak_admittance());
 }
 
+double random_incidence_from_normal(double alpha_n) {
+    const double r = std::sqrt(std::max(0.0, 1 - alpha_n));  // |R(0)| of a real admittance <= 1
+    return paris_absorption((1 - r) / (1 + r));
+}
+
 double real_admittance_for(double alpha) {
     if (alpha <= 0) return 0;
     double lo = 0, hi = peak_admittance();

@@ -26,8 +26,23 @@ struct AbsorptionBand {
     bool operator==(const AbsorptionBand&) const = default;
 };
 
+// Lab data a material may be given as instead of random-incidence absorption (docs/materials.md,
+// "Lab data"): normal-incidence absorption, or the surface impedance normalised by rho c with the
+// e^{+j omega t} convention (a mass-like wall has a positive imaginary part). The parser converts
+// each band to the random-incidence coefficient such a locally reacting wall has, which the wall
+// fit then matches; the values given are kept so that saving writes them back.
+struct MaterialLabData {
+    enum class Kind { NormalAbsorption, Impedance };
+    Kind kind = Kind::NormalAbsorption;
+    bool per_band = false;
+    std::vector<double> hz;                      // band centres (unused when !per_band)
+    std::vector<std::pair<double, double>> value;  // alpha_n (first), or Re z and Im z
+    bool operator==(const MaterialLabData&) const = default;
+};
+
 struct Material {
     std::string name;
+    std::optional<MaterialLabData> lab;  // what the file gave, when it was not "absorption"
     // Random-incidence absorption: one coefficient (per_band false: a single entry, its hz unused)
     // or bands at any centre frequencies (octaves 63-8000 Hz, third octaves, ...), ascending.
     std::vector<AbsorptionBand> absorption{{0, 0}};
@@ -38,6 +53,7 @@ struct Material {
     double absorption_at(double hz) const;
     double mean_absorption() const;  // over the given bands
     double max_absorption() const;
+    // Set the random-incidence absorption (and drop any lab data).
     void set_uniform(double alpha);  // one coefficient for every frequency
     void set_bands(const std::vector<AbsorptionBand>& bands);  // sorts them
 };

@@ -48,6 +48,9 @@ double paris_absorption(std::complex<double> beta);
 double max_paris_absorption();
 // The real admittance (on the branch below the maximum) whose Paris absorption is alpha.
 double real_admittance_for(double alpha);
+// The random-incidence absorption of the resistive wall (real admittance <= 1) whose
+// normal-incidence absorption is alpha_n: how a "normal_absorption" band is read.
+double random_incidence_from_normal(double alpha_n);
 
 // A fitted band: the coefficient asked for at its centre and what the fitted wall gives there.
 struct FittedBand {
