@@ -216,7 +216,9 @@ std::string info_text(const Preprocessed& p) {
                           band["fitted_alpha"].get<double>());
             bands += one;
         }
-        line("material         %s: random-incidence alpha asked -> fitted: %s", name.c_str(),
+        const std::string given = mat["given_as"].get<std::string>();
+        line("material         %s: random-incidence alpha asked%s -> fitted: %s", name.c_str(),
+             given == "absorption" ? "" : (" (from " + given + ")").c_str(),
              bands.empty() ? "(no band in the simulated range)" : bands.c_str());
         for (const auto& w : mat["warnings"])
             line("  warning        %s: %s", name.c_str(), w.get<std::string>().c_str());
