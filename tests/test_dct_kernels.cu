@@ -1,8 +1,10 @@
 // The CUDA ARD backend's DCT kernels (solvers/src/cuda/dct_kernels.cuh) against a direct 3-D
 // REDFT10 on the host, for line lengths 1 to 1024 on every axis and several shape groups in one
 // launch: the modes the z kernel stores are the transform scaled by 1/(8 cells), and forward, mode
-// initialisation and inverse give the field back. The GPU tests skip without a GPU; the host
-// emulation of the same tiles runs everywhere.
+// initialisation and inverse give the field back. The direct class's lengths (2^a 3^b 5^c up to
+// 64, not powers of two) are covered on every axis, alone and beside power-of-two axes of the same
+// group, and a mode update with per-mode coefficients checks which coefficient each mode takes.
+// The GPU tests skip without a GPU; the host emulation of the same tiles runs everywhere.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -53,7 +55,9 @@ void host_dct_axis(std::vector<double>& v, const int n[3], int count, int axis) 
 
 // The forward DCT (x, y), the z kernel's mode initialisation and the inverse DCT (y, x) of a
 // random field over every group of `shapes`, on the GPU or in the host emulation of the same
-// tiles; returns the modes and the field that comes back.
+// tiles; returns the modes and the field that comes back. With `ramp`, the z kernel instead
+// advances modes from zero with b = ramp(coefficient index) and a = phi = 1: the new level, which
+// `modes` then holds, is the unscaled transform times ramp(mode index mod cells).
 template <typename Real>
 struct DctRun {
     std::vector<DctGroup> groups;
@@ -61,8 +65,13 @@ struct DctRun {
     double left = 0;  // largest value the last pass left in its input (it clears it)
 };
 
+double ramp(long long coef) {
+    return 1 + static_cast<double>(coef % 5);
+}
+
 template <typename Real>
-DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device) {
+DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device,
+                        bool with_ramp = false) {
     using C = typename Cplx<Real>::type;
     DctRun<Real> out;
     DctPlan plan;
@@ -79,26 +88,35 @@ DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device) {
     for (auto& f : out.field)
         f = static_cast<Real>(u(rng));
     const std::vector<C> roots = dct_twiddles<C>();
+    const std::vector<Real> direct = direct_matrices<Real>();
     const std::vector<Real> ones(coefs, Real(1));
+    std::vector<Real> b = ones;
+    if (with_ramp)
+        for (long long c = 0; c < coefs; ++c)
+            b[c] = static_cast<Real>(ramp(c));
+    const bool init = !with_ramp;
     out.modes.assign(cells, Real(0));
     out.back.assign(cells, Real(0));
 
     if (!device) {
-        std::vector<Real> work = out.field, old(cells);
+        std::vector<Real> work = out.field, cur(cells, Real(0)), old(cells, Real(0));
         for (int a = 0; a < 2; ++a)
-            emulate_dct_forward<Real>(plan, out.groups, a, roots.data(), work.data());
-        const ModeArrays<Real> m{out.modes.data(), old.data(), ones.data(), ones.data(),
-                                 ones.data()};
-        emulate_dct_z_modes<Real>(plan, out.groups, roots.data(), work.data(), m, true);
-        emulate_dct_inverse<Real>(plan, out.groups, 1, roots.data(), work.data(), work.data());
-        emulate_dct_inverse<Real>(plan, out.groups, 0, roots.data(), work.data(), out.back.data(),
+            emulate_dct_forward<Real>(plan, out.groups, a, roots.data(), direct.data(),
+                                      work.data());
+        const ModeArrays<Real> m{cur.data(), old.data(), ones.data(), b.data(), ones.data()};
+        emulate_dct_z_modes<Real>(plan, out.groups, roots.data(), direct.data(), work.data(), m,
+                                  init);
+        emulate_dct_inverse<Real>(plan, out.groups, 1, roots.data(), direct.data(), work.data(),
                                   work.data());
+        emulate_dct_inverse<Real>(plan, out.groups, 0, roots.data(), direct.data(), work.data(),
+                                  out.back.data(), work.data());
         for (Real v : work)
             out.left = std::max(out.left, std::abs(static_cast<double>(v)));
+        out.modes = with_ramp ? old : cur;
         return out;
     }
 
-    Real *d_field, *d_out, *d_cur, *d_old, *d_one;
+    Real *d_field, *d_out, *d_cur, *d_old, *d_one, *d_b, *d_direct;
     C* d_roots;
     DctGroup* d_groups;
     std::vector<int32_t*> d_bg;
@@ -122,11 +140,19 @@ DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device) {
     EXPECT_EQ(cudaMalloc(&d_cur, bytes), cudaSuccess);
     EXPECT_EQ(cudaMalloc(&d_old, bytes), cudaSuccess);
     EXPECT_EQ(cudaMalloc(&d_one, coefs * sizeof(Real)), cudaSuccess);
+    EXPECT_EQ(cudaMalloc(&d_b, coefs * sizeof(Real)), cudaSuccess);
+    EXPECT_EQ(cudaMalloc(&d_direct, kDirectTable * sizeof(Real)), cudaSuccess);
     EXPECT_EQ(cudaMalloc(&d_roots, kTwiddles * sizeof(C)), cudaSuccess);
     EXPECT_EQ(cudaMalloc(&d_groups, out.groups.size() * sizeof(DctGroup)), cudaSuccess);
     EXPECT_EQ(cudaMemcpy(d_field, out.field.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_EQ(cudaMemset(d_cur, 0, bytes), cudaSuccess);
+    EXPECT_EQ(cudaMemset(d_old, 0, bytes), cudaSuccess);
     EXPECT_EQ(cudaMemcpy(d_one, ones.data(), coefs * sizeof(Real), cudaMemcpyHostToDevice),
               cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(d_b, b.data(), coefs * sizeof(Real), cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_EQ(
+        cudaMemcpy(d_direct, direct.data(), kDirectTable * sizeof(Real), cudaMemcpyHostToDevice),
+        cudaSuccess);
     EXPECT_EQ(cudaMemcpy(d_roots, roots.data(), kTwiddles * sizeof(C), cudaMemcpyHostToDevice),
               cudaSuccess);
     EXPECT_EQ(cudaMemcpy(d_groups, out.groups.data(), out.groups.size() * sizeof(DctGroup),
@@ -134,34 +160,40 @@ DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device) {
               cudaSuccess);
     dev.groups = d_groups;
     dev.roots = d_roots;
+    dev.direct = d_direct;
     EXPECT_EQ(configure_dct_kernels<Real>(plan), cudaSuccess);
     for (int a = 0; a < 2; ++a)
         launch_dct_forward<Real>(plan, dev, a, d_field, nullptr);
-    const ModeArrays<Real> m{d_cur, d_old, d_one, d_one, d_one};
-    launch_dct_z_modes<Real>(plan, dev, d_field, m, true, nullptr);
+    const ModeArrays<Real> m{d_cur, d_old, d_one, d_b, d_one};
+    launch_dct_z_modes<Real>(plan, dev, d_field, m, init, nullptr);
     launch_dct_inverse<Real>(plan, dev, 1, d_field, d_field, nullptr, nullptr);
     launch_dct_inverse<Real>(plan, dev, 0, d_field, d_out, d_field, nullptr);
     EXPECT_EQ(cudaGetLastError(), cudaSuccess);
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    EXPECT_EQ(cudaMemcpy(out.modes.data(), d_cur, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(
+        cudaMemcpy(out.modes.data(), with_ramp ? d_old : d_cur, bytes, cudaMemcpyDeviceToHost),
+        cudaSuccess);
     EXPECT_EQ(cudaMemcpy(out.back.data(), d_out, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
     std::vector<Real> work(cells);
     EXPECT_EQ(cudaMemcpy(work.data(), d_field, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
     for (Real v : work)
         out.left = std::max(out.left, std::abs(static_cast<double>(v)));
-    for (void* p : {static_cast<void*>(d_field), static_cast<void*>(d_out),
-                    static_cast<void*>(d_cur), static_cast<void*>(d_old), static_cast<void*>(d_one),
-                    static_cast<void*>(d_roots), static_cast<void*>(d_groups)})
+    for (void* p :
+         {static_cast<void*>(d_field), static_cast<void*>(d_out), static_cast<void*>(d_cur),
+          static_cast<void*>(d_old), static_cast<void*>(d_one), static_cast<void*>(d_b),
+          static_cast<void*>(d_direct), static_cast<void*>(d_roots), static_cast<void*>(d_groups)})
         cudaFree(p);
     for (int32_t* p : d_bg)
         cudaFree(p);
     return out;
 }
 
-// The modes against a direct DCT scaled by 1/(8 cells), and the round trip against the field.
+// The modes against a direct DCT scaled by 1/(8 cells), and the round trip against the field;
+// with `with_ramp`, the new mode level against the direct DCT times ramp(mode index mod cells).
 template <typename Real>
-void check_shapes(const std::vector<GroupShape>& shapes, double tol, bool device) {
-    const DctRun<Real> r = run_shapes<Real>(shapes, device);
+void check_shapes(const std::vector<GroupShape>& shapes, double tol, bool device,
+                  bool with_ramp = false) {
+    const DctRun<Real> r = run_shapes<Real>(shapes, device, with_ramp);
     EXPECT_EQ(r.left, 0.0) << "the last inverse pass leaves its input zero";
     for (const DctGroup& g : r.groups) {
         const GroupShape& s = g.shape;
@@ -172,7 +204,8 @@ void check_shapes(const std::vector<GroupShape>& shapes, double tol, bool device
             host_dct_axis(ref, n, static_cast<int>(s.count), a);
         double err = 0, peak = 0, rt = 0;
         for (long long i = 0; i < gc; ++i) {
-            const double want = ref[i] / (8.0 * static_cast<double>(pc));
+            const double want = with_ramp ? ref[i] * ramp(g.coef + i % pc)
+                                          : ref[i] / (8.0 * static_cast<double>(pc));
             err = std::max(err, std::abs(r.modes[g.offset + i] - want));
             peak = std::max(peak, std::abs(want));
             rt = std::max(rt, std::abs(static_cast<double>(r.back[g.offset + i]) -
@@ -181,15 +214,26 @@ void check_shapes(const std::vector<GroupShape>& shapes, double tol, bool device
         const std::string name = std::to_string(s.nx) + "x" + std::to_string(s.ny) + "x" +
                                  std::to_string(s.nz) + " x" + std::to_string(s.count);
         EXPECT_LT(err / peak, tol) << name << ": modes vs direct DCT";
-        EXPECT_LT(rt, tol * 4) << name << ": forward + inverse round trip";
+        if (!with_ramp) EXPECT_LT(rt, tol * 4) << name << ": forward + inverse round trip";
     }
 }
 
+// Power-of-two groups, then groups with direct sides (every direct length, on every axis, with
+// power-of-two sides beside them, which take each class's mixed-group kernels), all in one launch.
 const std::vector<GroupShape> kShapes = {
     {1, 1, 1, 3},   {2, 1, 1, 2},    {1, 2, 1, 2},    {1, 1, 2, 2},    {4, 8, 2, 3},
     {16, 1, 32, 2}, {64, 32, 4, 2},  {8, 16, 64, 1},  {32, 32, 32, 2}, {128, 4, 2, 1},
     {2, 128, 8, 1}, {4, 2, 256, 1},  {1024, 2, 1, 1}, {2, 1024, 1, 1}, {1, 4, 1024, 1},
-    {512, 1, 2, 1}, {16, 512, 1, 1},
+    {512, 1, 2, 1}, {16, 512, 1, 1}, {3, 1, 1, 3},    {1, 5, 1, 2},    {1, 1, 6, 2},
+    {12, 16, 8, 2}, {3, 5, 6, 3},    {64, 48, 2, 1},  {1, 9, 10, 2},   {60, 4, 27, 1},
+    {25, 18, 1, 3}, {16, 15, 45, 1}, {54, 50, 1, 1},  {20, 1, 36, 2},  {24, 40, 30, 1},
+    {2, 12, 20, 2}, {48, 1, 3, 2},   {8, 25, 64, 1},  {9, 24, 4, 1},   {15, 2, 60, 1},
+    {256, 3, 2, 1}, {6, 512, 1, 1},  {5, 1, 1024, 1}, {1024, 3, 1, 1},
+};
+
+// Direct and mixed groups and a power-of-two one (indexed by a mask, the others by a modulo).
+const std::vector<GroupShape> kRampShapes = {
+    {12, 16, 8, 2}, {3, 5, 6, 3}, {64, 48, 2, 2}, {4, 8, 2, 3}, {60, 4, 27, 1}, {8, 2, 36, 2},
 };
 
 TEST(DctKernels, Float32MatchesDirectDct) {
@@ -212,6 +256,17 @@ TEST(DctKernels, HostEmulationFloat32MatchesDirectDct) {
 
 TEST(DctKernels, HostEmulationFloat64MatchesDirectDct) {
     check_shapes<double>(kShapes, 1e-12, false);
+}
+
+// Each mode takes the coefficient of its index modulo the partition's cells, in every class.
+TEST(DctKernels, HostEmulationModesTakeTheirCoefficients) {
+    check_shapes<double>(kRampShapes, 1e-12, false, true);
+}
+
+TEST(DctKernels, ModesTakeTheirCoefficients) {
+    std::string why;
+    if (!have_gpu(why)) GTEST_SKIP() << why;
+    check_shapes<double>(kRampShapes, 1e-12, true, true);
 }
 
 // The GPU and the host emulation run the same arithmetic; the float64 results agree closely

@@ -72,7 +72,7 @@ size_t state_bytes(const Layout& L, size_t coefs, size_t samples) {
            sizeof(InterfaceLine) * L.lines.size() + sizeof(int32_t) * (kReach + 1) * L.pml.size() +
            sizeof(int32_t) * 3 * 2 * kReach * L.lines.size() +  // gathers (at most)
            sizeof(int32_t) * (L.receivers.size() + L.grid_cells.size()) + 2 * R * kTwiddles +
-           sizeof(int32_t) * (L.ghost_offsets.size() + L.ghost_terms.size()) +
+           R * kDirectTable + sizeof(int32_t) * (L.ghost_offsets.size() + L.ghost_terms.size()) +
            sizeof(DctGroup) * L.groups.size() + (sizeof(WallFace) + 4 * R) * L.wall_faces.size() +
            2 * R * L.wall_states + (2 * R + 3 * sizeof(int32_t)) * L.wall_cells.size() +
            sizeof(walls::BranchCoefficients<Real>) * L.wall_branches.size();
@@ -125,10 +125,12 @@ class ArdCuda final : public Solver, public Profiled {
         size_t coefs = 0;
         for (const ShapeGroup& sg : L.groups) {
             for (int a = 0; a < 3; ++a)
-                if (sg.size[a] > kMaxLine)
-                    throw ResourceError("CUDA backend: partition side " +
-                                        std::to_string(sg.size[a]) + " exceeds its limit of " +
-                                        std::to_string(kMaxLine));
+                if (!(is_pow2(sg.size[a]) && sg.size[a] <= kMaxLine) &&
+                    !is_direct_length(sg.size[a]))
+                    throw ResourceError(
+                        "CUDA backend: partition side " + std::to_string(sg.size[a]) +
+                        " is neither a power of two up to " + std::to_string(kMaxLine) +
+                        " nor a 2^a 3^b 5^c length up to " + std::to_string(kMaxDirectLine));
             add_dct_group<Real>(
                 {sg.size[0], sg.size[1], sg.size[2], static_cast<long long>(sg.count)},
                 static_cast<long long>(L.partitions[sg.first].offset),
@@ -224,6 +226,7 @@ class ArdCuda final : public Solver, public Profiled {
                 block_group_[c][a].upload(dct_.block_group[c][a], t);
         ARDENT_CUDA_CHECK(configure_dct_kernels<Real>(dct_));
         roots_.upload(dct_twiddles<Complex>(), t);
+        direct_.upload(direct_matrices<Real>(), t);
 
         receivers_.assign(L.receivers.size(), {});
         grid_positions_ = L.grid_positions;
@@ -537,7 +540,7 @@ class ArdCuda final : public Solver, public Profiled {
     }
 
     DctDevice<Real> dct_device() const {
-        DctDevice<Real> d{dct_groups_.get(), {}, roots_.get()};
+        DctDevice<Real> d{dct_groups_.get(), {}, roots_.get(), direct_.get()};
         for (int c = 0; c < kDctClasses; ++c)
             for (int a = 0; a < 3; ++a)
                 d.block_group[c][a] = block_group_[c][a].get();
@@ -746,6 +749,7 @@ class ArdCuda final : public Solver, public Profiled {
     DeviceArray<Real> field_, force_, modes_[2], a_, b_, phi_, terms_, pml_old_, psi_,
         pml_profiles_, source_, samples_;
     DeviceArray<Complex> roots_;
+    DeviceArray<Real> direct_;  // the DCT's direct-class matrices (direct_matrices)
     DeviceArray<DctGroup> dct_groups_;
     DeviceArray<int32_t> block_group_[kDctClasses][3];
     DeviceArray<int32_t> lines_, pml_air_, pml_profile_of_, ghost_offsets_, ghost_terms_;

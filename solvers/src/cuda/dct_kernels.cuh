@@ -4,7 +4,12 @@
 // launch count does not grow with the number of shapes. The classes split the line lengths by the
 // registers their tiles need (a kernel takes the most any of its lengths needs, and registers set
 // its occupancy): lines of 1 to 128 points (register DFTs of up to 8 points), 256 and 512 (16
-// points) and 1024 (32 points).
+// points) and 1024 (32 points). A fourth, the direct class (dct_direct.cuh), takes the lines whose
+// length is not a power of two (2^a 3^b 5^c up to 64) by dense cosine matrices; a group uses it
+// on exactly the axes whose side is not a power of two and the other classes on the rest.
+// Classes 0-2 are compiled twice (Lines<Pow2>): for groups whose sides are all powers of two
+// (kPure), indexed by shifts and masks, and for the others (kMixed), by divisions, which in one
+// kernel cost the power-of-two lines 15-30 %. A class's pass is one launch per kind with blocks.
 // The z kernel also advances the modes between its forward and inverse transforms. Layout of a
 // group (P partitions of nx x ny x nz cells, x fastest): field, force and modes [p][z][y][x]
 // (modes indexed [p][kz][ky][kx]); mode coefficients [kz][ky][kx], shared by the group's
@@ -15,13 +20,17 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "dct_direct.cuh"
 #include "dct_tile.cuh"
 
 namespace ardent::ard::cuda {
 
-inline constexpr int kDctClasses = 3;
+inline constexpr int kDctClasses = 4;
+inline constexpr int kDirectClass = 3;
 template <int Class>
 inline constexpr int kClassLo = Class == 0   ? 0
                                 : Class == 1 ? 8
@@ -31,11 +40,22 @@ inline constexpr int kClassHi = Class == 0   ? 7
                                 : Class == 1 ? 9
                                              : 10;
 // Blocks per SM the compiler must leave registers for: the short lines' kernels run at half
-// occupancy; 16- and 32-point register DFTs need more registers, the z kernel's most.
+// occupancy; 16- and 32-point register DFTs need more registers, the z kernel's most. The direct
+// class's loops fit 8 blocks (32 registers a float thread) without spilling, so it runs at full
+// occupancy where its shared memory allows.
 template <int Class, bool Z>
 inline constexpr int kClassMinBlocks = Class == 0   ? (Z ? 4 : 5)
                                        : Class == 1 ? (Z ? 2 : 3)
-                                                    : 1;
+                                       : Class == 2 ? 1
+                                                    : 8;
+// The two kinds of group each class's launches split into: every side a power of two, or not.
+inline constexpr int kPure = 0;
+inline constexpr int kMixed = 1;
+inline constexpr int kKinds = 2;
+inline int group_kind(const GroupShape& s) {
+    return is_pow2(s.nx) && is_pow2(s.ny) && is_pow2(s.nz) ? kPure : kMixed;
+}
+
 inline int dct_class(int log2n) {
     return log2n <= 7 ? 0 : log2n <= 9 ? 1 : 2;
 }
@@ -62,15 +82,18 @@ inline int log2_of(long long v) {
     return r;
 }
 
-// The DCT launches over a list of shape groups: per kernel class and axis, the blocks, the
-// shared bytes per block and the group of each block.
+// The DCT launches over a list of shape groups: per kernel class, axis and kind (kPure, kMixed),
+// the blocks and the shared bytes per block; per class and axis, the group of each block, the
+// kPure blocks first. A group's first_block counts from the start of its kind's blocks.
 struct DctPlan {
-    unsigned blocks[kDctClasses][3] = {};
-    size_t shared[kDctClasses][3] = {};
+    unsigned blocks[kDctClasses][3][kKinds] = {};
+    size_t shared[kDctClasses][3][kKinds] = {};
     std::vector<int32_t> block_group[kDctClasses][3];
 };
 
-// Appends a group (its sides must be powers of two up to kMaxLine) to `groups` and `plan`.
+// Appends a group to `groups` and `plan`. Each side must be a power of two up to kMaxLine or a
+// direct length (is_direct_length: 2^a 3^b 5^c up to kMaxDirectLine), and the group's cells,
+// count times the partition's, fewer than 2^31 (Lines indexes them with 32 bits otherwise).
 template <typename Real>
 inline void add_dct_group(const GroupShape& s, long long offset, long long coef,
                           std::vector<DctGroup>& groups, DctPlan& plan) {
@@ -79,48 +102,65 @@ inline void add_dct_group(const GroupShape& s, long long offset, long long coef,
     g.offset = offset;
     g.coef = coef;
     const int n[3] = {s.nx, s.ny, s.nz};
+    const int kind = group_kind(s);
     for (int a = 0; a < 3; ++a) {
-        g.log2n[a] = log2_of(n[a]);
-        int log2lines = 0;
+        int log2lines = 0, c = kDirectClass;
         size_t bytes = 0;
-        dispatch_ln<0, kLog2MaxLine>(g.log2n[a], [&](auto lc) {
-            using S = LineShape<Real, decltype(lc)::value>;
-            log2lines = S::LL;
-            bytes = S::kSharedBytes;
-        });
-        const int c = dct_class(g.log2n[a]);
-        g.first_block[a] = plan.blocks[c][a];
+        if (is_pow2(n[a])) {
+            g.log2n[a] = log2_of(n[a]);
+            dispatch_ln<0, kLog2MaxLine>(g.log2n[a], [&](auto lc) {
+                using S = LineShape<Real, decltype(lc)::value>;
+                log2lines = S::LL;
+                bytes = S::kSharedBytes;
+            });
+            c = dct_class(g.log2n[a]);
+        } else {
+            g.log2n[a] = -1;
+            log2lines = direct_log2_lines<Real>(n[a]);
+            bytes = direct_shared_bytes<Real>(n[a], log2lines);
+            g.log2_direct_lines[a] = log2lines;
+            g.direct_matrix[a] = direct_offset(n[a]);
+        }
+        unsigned* blocks = plan.blocks[c][a];
+        g.first_block[a] = blocks[kind];
         const long long lines = s.count * s.nx * s.ny * s.nz / n[a];
         const long long per = 1LL << log2lines;
         const unsigned nb = static_cast<unsigned>((lines + per - 1) / per);
-        plan.blocks[c][a] += nb;
-        plan.block_group[c][a].insert(plan.block_group[c][a].end(), nb,
-                                      static_cast<int32_t>(groups.size()));
-        plan.shared[c][a] = plan.shared[c][a] > bytes ? plan.shared[c][a] : bytes;
+        std::vector<int32_t>& bg = plan.block_group[c][a];
+        bg.insert(kind == kPure ? bg.begin() + blocks[kPure] : bg.end(), nb,
+                  static_cast<int32_t>(groups.size()));
+        blocks[kind] += nb;
+        size_t& most = plan.shared[c][a][kind];
+        most = most > bytes ? most : bytes;
     }
     groups.push_back(g);
 }
 
 // Orders each launch's blocks by line length (then by group), so that the blocks an SM holds
 // at once mostly run the same code: a launch's kernel holds every length's unrolled code, and
-// mixed neighbours stall on instruction fetch. Call after the last add_dct_group.
+// mixed neighbours stall on instruction fetch (the direct class's, by N, share its matrix in the
+// cache). Each kind's blocks stay apart, the kPure ones first. Call after the last add_dct_group.
 inline void sort_dct_blocks(std::vector<DctGroup>& groups, DctPlan& plan) {
     for (int a = 0; a < 3; ++a)
         for (int c = 0; c < kDctClasses; ++c) {
             std::vector<int32_t>& bg = plan.block_group[c][a];
+            const size_t pure = plan.blocks[c][a][kPure];
             std::vector<int32_t> order;  // the class's groups, each once, in block order
             for (size_t i = 0; i < bg.size(); ++i)
                 if (i == 0 || bg[i] != bg[i - 1]) order.push_back(bg[i]);
             std::vector<long long> count(groups.size(), 0);
             for (int32_t gi : bg)
                 ++count[static_cast<size_t>(gi)];
-            std::stable_sort(order.begin(), order.end(), [&](int32_t x, int32_t y) {
-                return groups[static_cast<size_t>(x)].log2n[a] <
-                       groups[static_cast<size_t>(y)].log2n[a];
-            });
+            auto key = [&](int32_t gi) {
+                const GroupShape& s = groups[static_cast<size_t>(gi)].shape;
+                return std::pair<int, int>(group_kind(s), side(s, a));
+            };
+            std::stable_sort(order.begin(), order.end(),
+                             [&](int32_t x, int32_t y) { return key(x) < key(y); });
             bg.clear();
             for (int32_t gi : order) {
-                groups[static_cast<size_t>(gi)].first_block[a] = static_cast<long long>(bg.size());
+                const size_t first = bg.size() - (key(gi).first == kMixed ? pure : 0);
+                groups[static_cast<size_t>(gi)].first_block[a] = static_cast<long long>(first);
                 bg.insert(bg.end(), static_cast<size_t>(count[static_cast<size_t>(gi)]), gi);
             }
         }
@@ -143,57 +183,93 @@ struct DeviceBlock {
 
 extern __shared__ __align__(16) unsigned char dct_smem[];
 
-template <typename Real, int Class>
+// The kernels of a class and kind (Pow2: kPure; the direct class's only !Pow2). block_group
+// starts at the kind's first block.
+template <typename Real, int Class, bool Pow2>
 __global__ void __launch_bounds__(dct_threads<Real>(), kClassMinBlocks<Class, false>)
     dct_forward(const DctGroup* groups, const int32_t* block_group, int axis,
-                const typename Cplx<Real>::type* __restrict__ roots, Real* field) {
+                const typename Cplx<Real>::type* __restrict__ roots,
+                const Real* __restrict__ direct, Real* field) {
     const DctGroup& g = groups[block_group[blockIdx.x]];
-    dispatch_ln<kClassLo<Class>, kClassHi<Class>>(g.log2n[axis], [&](auto lc) {
-        constexpr int LN = decltype(lc)::value;
-        DeviceBlock<Regs<Real, LN>> b;
-        forward_tile<Real, LN>(b, make_tile<Real, LN>(g, axis, blockIdx.x, dct_smem, roots),
-                               field + g.offset);
-    });
+    if constexpr (Class == kDirectClass) {
+        DeviceBlock<DirectRegs> b;
+        direct_forward_tile(b, make_direct_tile(g, axis, blockIdx.x, dct_smem, direct),
+                            field + g.offset);
+    } else {
+        dispatch_ln<kClassLo<Class>, kClassHi<Class>>(g.log2n[axis], [&](auto lc) {
+            constexpr int LN = decltype(lc)::value;
+            DeviceBlock<Regs<Real, LN>> b;
+            forward_tile<Real, LN>(b,
+                                   make_tile<Real, LN, Pow2>(g, axis, blockIdx.x, dct_smem, roots),
+                                   field + g.offset);
+        });
+    }
 }
 
-template <typename Real, int Class>
+template <typename Real, int Class, bool Pow2>
 __global__ void __launch_bounds__(dct_threads<Real>(), kClassMinBlocks<Class, false>)
     dct_inverse(const DctGroup* groups, const int32_t* block_group, int axis,
-                const typename Cplx<Real>::type* __restrict__ roots, const Real* in, Real* out,
-                Real* clear) {
+                const typename Cplx<Real>::type* __restrict__ roots,
+                const Real* __restrict__ direct, const Real* in, Real* out, Real* clear) {
     const DctGroup& g = groups[block_group[blockIdx.x]];
-    dispatch_ln<kClassLo<Class>, kClassHi<Class>>(g.log2n[axis], [&](auto lc) {
-        constexpr int LN = decltype(lc)::value;
-        DeviceBlock<Regs<Real, LN>> b;
-        inverse_tile<Real, LN>(b, make_tile<Real, LN>(g, axis, blockIdx.x, dct_smem, roots),
-                               in + g.offset, out + g.offset, clear ? clear + g.offset : nullptr);
-    });
+    if constexpr (Class == kDirectClass) {
+        DeviceBlock<DirectRegs> b;
+        direct_inverse_tile(b, make_direct_tile(g, axis, blockIdx.x, dct_smem, direct),
+                            in + g.offset, out + g.offset, clear ? clear + g.offset : nullptr);
+    } else {
+        dispatch_ln<kClassLo<Class>, kClassHi<Class>>(g.log2n[axis], [&](auto lc) {
+            constexpr int LN = decltype(lc)::value;
+            DeviceBlock<Regs<Real, LN>> b;
+            inverse_tile<Real, LN>(
+                b, make_tile<Real, LN, Pow2>(g, axis, blockIdx.x, dct_smem, roots), in + g.offset,
+                out + g.offset, clear ? clear + g.offset : nullptr);
+        });
+    }
 }
 
-template <typename Real, int Class>
+template <typename Real, int Class, bool Pow2>
 __global__ void __launch_bounds__(dct_threads<Real>(), kClassMinBlocks<Class, true>)
     dct_z_modes(const DctGroup* groups, const int32_t* block_group,
-                const typename Cplx<Real>::type* __restrict__ roots, Real* field,
-                ModeArrays<Real> modes, bool init) {
+                const typename Cplx<Real>::type* __restrict__ roots,
+                const Real* __restrict__ direct, Real* field, ModeArrays<Real> modes, bool init) {
     const DctGroup& g = groups[block_group[blockIdx.x]];
     const ModeArrays<Real> m{modes.cur + g.offset, modes.old + g.offset, modes.a + g.coef,
                              modes.b + g.coef, modes.phi + g.coef};
-    dispatch_ln<kClassLo<Class>, kClassHi<Class>>(g.log2n[2], [&](auto lc) {
-        constexpr int LN = decltype(lc)::value;
-        DeviceBlock<Regs<Real, LN>> b;
-        z_modes_tile<Real, LN>(b, make_tile<Real, LN>(g, 2, blockIdx.x, dct_smem, roots),
-                               field + g.offset, m, init);
-    });
+    if constexpr (Class == kDirectClass) {
+        DeviceBlock<DirectRegs> b;
+        direct_z_modes_tile(b, make_direct_tile(g, 2, blockIdx.x, dct_smem, direct),
+                            field + g.offset, m, init);
+    } else {
+        dispatch_ln<kClassLo<Class>, kClassHi<Class>>(g.log2n[2], [&](auto lc) {
+            constexpr int LN = decltype(lc)::value;
+            DeviceBlock<Regs<Real, LN>> b;
+            z_modes_tile<Real, LN>(b, make_tile<Real, LN, Pow2>(g, 2, blockIdx.x, dct_smem, roots),
+                                   field + g.offset, m, init);
+        });
+    }
 }
 
 // What the launches need on the device: the groups, each class and axis's block-to-group
-// table, and the twiddle table (dct_twiddles).
+// table, the twiddle table (dct_twiddles) and the direct class's matrices (direct_matrices).
 template <typename Real>
 struct DctDevice {
     const DctGroup* groups;
     const int32_t* block_group[kDctClasses][3];
     const typename Cplx<Real>::type* roots;
+    const Real* direct;
 };
+
+// Calls f(class constant, kind constant) for every class and kind that has kernels: the direct
+// class has no kPure ones (its groups have a side that is not a power of two).
+template <typename F>
+inline void for_each_kernel(F&& f) {
+    static_for<kDctClasses>([&](auto cc) {
+        constexpr int c = decltype(cc)::value;
+        static_for<kKinds>([&](auto kc) {
+            if constexpr (c != kDirectClass || decltype(kc)::value == kMixed) f(cc, kc);
+        });
+    });
+}
 
 // Lets each kernel take the plan's shared memory (above 48 KB needs the opt-in).
 template <typename Real>
@@ -204,46 +280,53 @@ inline cudaError_t configure_dct_kernels(const DctPlan& p) {
             e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      static_cast<int>(bytes));
     };
-    static_for<kDctClasses>([&](auto cc) {
-        constexpr int c = decltype(cc)::value;
+    for_each_kernel([&](auto cc, auto kc) {
+        constexpr int c = decltype(cc)::value, k = decltype(kc)::value;
         size_t most = 0;
-        for (size_t s : p.shared[c])
-            most = most > s ? most : s;
-        set(reinterpret_cast<const void*>(&dct_forward<Real, c>), most);
-        set(reinterpret_cast<const void*>(&dct_inverse<Real, c>), most);
-        set(reinterpret_cast<const void*>(&dct_z_modes<Real, c>), most);
+        for (const auto& s : p.shared[c])
+            most = most > s[k] ? most : s[k];
+        set(reinterpret_cast<const void*>(&dct_forward<Real, c, k == kPure>), most);
+        set(reinterpret_cast<const void*>(&dct_inverse<Real, c, k == kPure>), most);
+        set(reinterpret_cast<const void*>(&dct_z_modes<Real, c, k == kPure>), most);
     });
     return e;
 }
 
-// A second stream for the launches of a pass: its kernel classes are independent (they cover
-// different groups), and the smaller classes run beside the largest instead of after it. A
-// class of a few hundred 3-blocks-per-SM blocks filled 1.5 waves alone, the second half empty.
+// A second stream for the launches of a pass: its kernel classes and kinds are independent (they
+// cover different groups), and the smaller launches run beside the largest instead of after it.
+// A class of a few hundred 3-blocks-per-SM blocks filled 1.5 waves alone, the second half empty.
 struct DctSideStream {
     cudaStream_t stream = nullptr;
     cudaEvent_t fork = nullptr, join = nullptr;
 };
 
-// Calls launch(class constant, stream) for every class with blocks along `axis`: the class with
-// the most blocks on `stream`, the others on the side stream, joined back into `stream`.
+// Calls launch(class constant, kind constant, the kind's first block, stream) for every class
+// and kind with blocks along `axis`: the one with the most blocks on `stream`, the others on the
+// side stream, joined back into `stream`.
 template <typename F>
 inline void launch_classes(const DctPlan& p, int axis, cudaStream_t stream,
                            const DctSideStream* side, F&& launch) {
-    int classes = 0, main_class = 0;
+    int launches = 0, main_class = 0, main_kind = 0;
     for (int c = 0; c < kDctClasses; ++c)
-        if (p.blocks[c][axis] > 0) {
-            if (classes == 0 || p.blocks[c][axis] > p.blocks[main_class][axis]) main_class = c;
-            ++classes;
-        }
-    const bool split = side && side->stream && classes > 1;
+        for (int k = 0; k < kKinds; ++k)
+            if (p.blocks[c][axis][k] > 0) {
+                if (launches == 0 || p.blocks[c][axis][k] > p.blocks[main_class][axis][main_kind]) {
+                    main_class = c;
+                    main_kind = k;
+                }
+                ++launches;
+            }
+    const bool split = side && side->stream && launches > 1;
     if (split) {
         cudaEventRecord(side->fork, stream);
         cudaStreamWaitEvent(side->stream, side->fork, 0);
     }
-    static_for<kDctClasses>([&](auto cc) {
-        constexpr int c = decltype(cc)::value;
-        if (p.blocks[c][axis] == 0) return;
-        launch(cc, split && c != main_class ? side->stream : stream);
+    for_each_kernel([&](auto cc, auto kc) {
+        constexpr int c = decltype(cc)::value, k = decltype(kc)::value;
+        if (p.blocks[c][axis][k] == 0) return;
+        const bool main = c == main_class && k == main_kind;
+        launch(cc, kc, k == kPure ? 0u : p.blocks[c][axis][kPure],
+               split && !main ? side->stream : stream);
     });
     if (split) {
         cudaEventRecord(side->join, side->stream);
@@ -255,10 +338,11 @@ inline void launch_classes(const DctPlan& p, int axis, cudaStream_t stream,
 template <typename Real>
 inline void launch_dct_forward(const DctPlan& p, const DctDevice<Real>& d, int axis, Real* field,
                                cudaStream_t stream, const DctSideStream* side = nullptr) {
-    launch_classes(p, axis, stream, side, [&](auto cc, cudaStream_t s) {
-        constexpr int c = decltype(cc)::value;
-        dct_forward<Real, c><<<p.blocks[c][axis], dct_threads<Real>(), p.shared[c][axis], s>>>(
-            d.groups, d.block_group[c][axis], axis, d.roots, field);
+    launch_classes(p, axis, stream, side, [&](auto cc, auto kc, unsigned first, cudaStream_t s) {
+        constexpr int c = decltype(cc)::value, k = decltype(kc)::value;
+        dct_forward<Real, c, k == kPure>
+            <<<p.blocks[c][axis][k], dct_threads<Real>(), p.shared[c][axis][k], s>>>(
+                d.groups, d.block_group[c][axis] + first, axis, d.roots, d.direct, field);
     });
 }
 
@@ -268,10 +352,11 @@ template <typename Real>
 inline void launch_dct_inverse(const DctPlan& p, const DctDevice<Real>& d, int axis, const Real* in,
                                Real* out, Real* clear, cudaStream_t stream,
                                const DctSideStream* side = nullptr) {
-    launch_classes(p, axis, stream, side, [&](auto cc, cudaStream_t s) {
-        constexpr int c = decltype(cc)::value;
-        dct_inverse<Real, c><<<p.blocks[c][axis], dct_threads<Real>(), p.shared[c][axis], s>>>(
-            d.groups, d.block_group[c][axis], axis, d.roots, in, out, clear);
+    launch_classes(p, axis, stream, side, [&](auto cc, auto kc, unsigned first, cudaStream_t s) {
+        constexpr int c = decltype(cc)::value, k = decltype(kc)::value;
+        dct_inverse<Real, c, k == kPure>
+            <<<p.blocks[c][axis][k], dct_threads<Real>(), p.shared[c][axis][k], s>>>(
+                d.groups, d.block_group[c][axis] + first, axis, d.roots, d.direct, in, out, clear);
     });
 }
 
@@ -280,10 +365,11 @@ template <typename Real>
 inline void launch_dct_z_modes(const DctPlan& p, const DctDevice<Real>& d, Real* field,
                                const ModeArrays<Real>& m, bool init, cudaStream_t stream,
                                const DctSideStream* side = nullptr) {
-    launch_classes(p, 2, stream, side, [&](auto cc, cudaStream_t s) {
-        constexpr int c = decltype(cc)::value;
-        dct_z_modes<Real, c><<<p.blocks[c][2], dct_threads<Real>(), p.shared[c][2], s>>>(
-            d.groups, d.block_group[c][2], d.roots, field, m, init);
+    launch_classes(p, 2, stream, side, [&](auto cc, auto kc, unsigned first, cudaStream_t s) {
+        constexpr int c = decltype(cc)::value, k = decltype(kc)::value;
+        dct_z_modes<Real, c, k == kPure>
+            <<<p.blocks[c][2][k], dct_threads<Real>(), p.shared[c][2][k], s>>>(
+                d.groups, d.block_group[c][2] + first, d.roots, d.direct, field, m, init);
     });
 }
 
@@ -303,57 +389,91 @@ struct HostBlock {
     }
 };
 
-// Runs fn(block, tile) for every block of every class on `axis`, on the host, with fresh shared
-// memory per block.
+// Runs fn(block, tile, group) for every block of every class and kind on `axis`, on the host,
+// with fresh shared memory per block; the direct class's tiles are DirectTile, the others'
+// Tile<Real, kind == kPure>. Blocks are numbered within their kind, as on the device.
 template <typename Real, typename Fn>
 inline void emulate_blocks(const DctPlan& p, const std::vector<DctGroup>& groups, int axis,
-                           const typename Cplx<Real>::type* roots, Fn fn) {
+                           const typename Cplx<Real>::type* roots, const Real* direct, Fn fn) {
     using C = typename Cplx<Real>::type;
-    for (int c = 0; c < kDctClasses; ++c) {
-        for (unsigned blk = 0; blk < p.blocks[c][axis]; ++blk) {
-            const DctGroup& g = groups[static_cast<size_t>(p.block_group[c][axis][blk])];
-            dispatch_ln<0, kLog2MaxLine>(g.log2n[axis], [&](auto lc) {
-                constexpr int LN = decltype(lc)::value;
-                using S = LineShape<Real, LN>;
-                std::vector<C> smem(static_cast<size_t>(S::L * S::CS), C{Real(-7), Real(-7)});
-                HostBlock<Regs<Real, LN>> b(S::kThreads);
-                fn(b, make_tile<Real, LN>(g, axis, static_cast<long long>(blk), smem.data(), roots),
-                   g);
-            });
+    for (int c = 0; c < kDctClasses; ++c)
+        for (int kind = 0; kind < kKinds; ++kind) {
+            const unsigned first = kind == kPure ? 0u : p.blocks[c][axis][kPure];
+            for (unsigned blk = 0; blk < p.blocks[c][axis][kind]; ++blk) {
+                const DctGroup& g =
+                    groups[static_cast<size_t>(p.block_group[c][axis][first + blk])];
+                const long long block = static_cast<long long>(blk);
+                if (c == kDirectClass) {
+                    const size_t bytes =
+                        direct_shared_bytes<Real>(side(g.shape, axis), g.log2_direct_lines[axis]);
+                    std::vector<Real> smem(bytes / sizeof(Real), Real(-7));
+                    HostBlock<DirectRegs> b(dct_threads<Real>());
+                    fn(b, make_direct_tile<Real>(g, axis, block, smem.data(), direct), g);
+                    continue;
+                }
+                dispatch_ln<0, kLog2MaxLine>(g.log2n[axis], [&](auto lc) {
+                    constexpr int LN = decltype(lc)::value;
+                    using S = LineShape<Real, LN>;
+                    std::vector<C> smem(static_cast<size_t>(S::L * S::CS), C{Real(-7), Real(-7)});
+                    HostBlock<Regs<Real, LN>> b(S::kThreads);
+                    if (kind == kPure)
+                        fn(b, make_tile<Real, LN, true>(g, axis, block, smem.data(), roots), g);
+                    else
+                        fn(b, make_tile<Real, LN, false>(g, axis, block, smem.data(), roots), g);
+                });
+            }
         }
-    }
 }
+
+template <typename Real, typename T>
+inline constexpr bool kIsDirectTile = std::is_same_v<std::remove_cvref_t<T>, DirectTile<Real>>;
 
 template <typename Real>
 inline void emulate_dct_forward(const DctPlan& p, const std::vector<DctGroup>& groups, int axis,
-                                const typename Cplx<Real>::type* roots, Real* field) {
-    emulate_blocks<Real>(p, groups, axis, roots, [&](auto& b, const auto& t, const DctGroup& g) {
-        constexpr int LN = std::remove_reference_t<decltype(b.r[0])>::kLN;
-        forward_tile<Real, LN>(b, t, field + g.offset);
-    });
+                                const typename Cplx<Real>::type* roots, const Real* direct,
+                                Real* field) {
+    emulate_blocks<Real>(p, groups, axis, roots, direct,
+                         [&](auto& b, const auto& t, const DctGroup& g) {
+                             if constexpr (kIsDirectTile<Real, decltype(t)>) {
+                                 direct_forward_tile(b, t, field + g.offset);
+                             } else {
+                                 constexpr int LN = std::remove_reference_t<decltype(b.r[0])>::kLN;
+                                 forward_tile<Real, LN>(b, t, field + g.offset);
+                             }
+                         });
 }
 
 template <typename Real>
 inline void emulate_dct_inverse(const DctPlan& p, const std::vector<DctGroup>& groups, int axis,
-                                const typename Cplx<Real>::type* roots, const Real* in, Real* out,
-                                Real* clear = nullptr) {
-    emulate_blocks<Real>(p, groups, axis, roots, [&](auto& b, const auto& t, const DctGroup& g) {
-        constexpr int LN = std::remove_reference_t<decltype(b.r[0])>::kLN;
-        inverse_tile<Real, LN>(b, t, in + g.offset, out + g.offset,
-                               clear ? clear + g.offset : nullptr);
-    });
+                                const typename Cplx<Real>::type* roots, const Real* direct,
+                                const Real* in, Real* out, Real* clear = nullptr) {
+    emulate_blocks<Real>(p, groups, axis, roots, direct,
+                         [&](auto& b, const auto& t, const DctGroup& g) {
+                             Real* cl = clear ? clear + g.offset : nullptr;
+                             if constexpr (kIsDirectTile<Real, decltype(t)>) {
+                                 direct_inverse_tile(b, t, in + g.offset, out + g.offset, cl);
+                             } else {
+                                 constexpr int LN = std::remove_reference_t<decltype(b.r[0])>::kLN;
+                                 inverse_tile<Real, LN>(b, t, in + g.offset, out + g.offset, cl);
+                             }
+                         });
 }
 
 template <typename Real>
 inline void emulate_dct_z_modes(const DctPlan& p, const std::vector<DctGroup>& groups,
-                                const typename Cplx<Real>::type* roots, Real* field,
-                                const ModeArrays<Real>& modes, bool init) {
-    emulate_blocks<Real>(p, groups, 2, roots, [&](auto& b, const auto& t, const DctGroup& g) {
-        constexpr int LN = std::remove_reference_t<decltype(b.r[0])>::kLN;
-        const ModeArrays<Real> m{modes.cur + g.offset, modes.old + g.offset, modes.a + g.coef,
-                                 modes.b + g.coef, modes.phi + g.coef};
-        z_modes_tile<Real, LN>(b, t, field + g.offset, m, init);
-    });
+                                const typename Cplx<Real>::type* roots, const Real* direct,
+                                Real* field, const ModeArrays<Real>& modes, bool init) {
+    emulate_blocks<Real>(
+        p, groups, 2, roots, direct, [&](auto& b, const auto& t, const DctGroup& g) {
+            const ModeArrays<Real> m{modes.cur + g.offset, modes.old + g.offset, modes.a + g.coef,
+                                     modes.b + g.coef, modes.phi + g.coef};
+            if constexpr (kIsDirectTile<Real, decltype(t)>) {
+                direct_z_modes_tile(b, t, field + g.offset, m, init);
+            } else {
+                constexpr int LN = std::remove_reference_t<decltype(b.r[0])>::kLN;
+                z_modes_tile<Real, LN>(b, t, field + g.offset, m, init);
+            }
+        });
 }
 
 }  // namespace ardent::ard::cuda

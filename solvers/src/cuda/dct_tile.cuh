@@ -248,25 +248,41 @@ ARDENT_HD __forceinline__ int makhoul_pos(int n, int N) {
 }
 
 // The layout a DCT pass sees: a shape group of P partitions of nx x ny x nz cells, fastest index
-// first ([p][z][y][x]); every side is a power of two, so indexing is shifts and masks.
+// first ([p][z][y][x]). Sides are powers of two (up to kMaxLine) or, for the direct class
+// (dct_direct.cuh), 2^a 3^b 5^c lengths up to 64.
 struct GroupShape {
     int nx, ny, nz;
     long long count;  // partitions
 };
 
+ARDENT_HD __forceinline__ int side(const GroupShape& s, int axis) {
+    return axis == 0 ? s.nx : axis == 1 ? s.ny : s.nz;
+}
+
 // A shape group as the DCT kernels see it: where its cells and coefficients start, the log2 of
-// its sides and the first block of each axis's launch.
+// its sides (-1 for a side that is not a power of two) and the first block of each axis's
+// launch; for the direct class's axes, the lines per block and the axis's matrices.
 struct DctGroup {
     GroupShape shape;
     long long offset;  // first cell (air index)
     long long coef;    // first mode coefficient
     int log2n[3];
     long long first_block[3];
+    int log2_direct_lines[3];  // direct class: log2 of the lines a block takes
+    int direct_matrix[3];      // direct class: offset of the forward matrix (direct_offset)
 };
 
 // The lines along `axis` of a group, in an order where consecutive lines are consecutive x
-// (or, for the x axis, consecutive rows).
-struct Lines {
+// (or, for the x axis, consecutive rows). Pow2: every side of the group is a power of two, and
+// indices are shifts and masks; otherwise (a direct side anywhere in the group, whichever axis is
+// transformed) divisions by the sides, in 32 bits: a group's cells are int32 air indices. The
+// kernels are compiled for each (dct_kernels.cuh), so the power-of-two groups' tiles hold none of
+// the divisions' registers and instructions.
+template <bool Pow2>
+struct Lines;
+
+template <>
+struct Lines<true> {
     int ln;           // log2 of the points per line
     long long count;  // lines in the group
     int ls;           // log2 of the stride between a line's points
@@ -290,28 +306,77 @@ struct Lines {
         if (axis == 1) return (r << lxy) + x;                                // r = (p, z)
         return ((r >> ly) << lcells) + ((r & ((1LL << ly) - 1)) << lx) + x;  // r = (p, y)
     }
+    // Offset of a line's point k from its base.
+    ARDENT_HD long long step(int k) const { return static_cast<long long>(k) << ls; }
+    // The mode coefficient of a group index (the partitions share them) and a partition's cells;
+    // taken once per tile, so the mask is computed once.
+    struct Coefs {
+        long long mask;
+        ARDENT_HD long long cells() const { return mask + 1; }
+        ARDENT_HD long long operator()(long long g) const { return g & mask; }
+    };
+    ARDENT_HD Coefs coefs() const { return {(1LL << lcells) - 1}; }
 };
 
-template <typename Real>
+template <>
+struct Lines<false> {
+    int ln;           // log2 of the points per line (-1 on a direct axis)
+    long long count;  // lines in the group
+    int axis;
+    int nx, ny, cells, stride;  // a partition's sides and cells, a line's point stride
+
+    ARDENT_HD Lines(const DctGroup& g, int a)
+        : ln(g.log2n[a]),
+          count(0),
+          axis(a),
+          nx(g.shape.nx),
+          ny(g.shape.ny),
+          cells(g.shape.nx * g.shape.ny * g.shape.nz),
+          stride(a == 0   ? 1
+                 : a == 1 ? nx
+                          : nx * ny) {
+        count = g.shape.count * (cells / side(g.shape, a));
+    }
+
+    ARDENT_HD long long base(long long l) const {
+        if (axis == 0) return l * nx;
+        const unsigned u = static_cast<unsigned>(l), ux = static_cast<unsigned>(nx),
+                       uy = static_cast<unsigned>(ny), x = u % ux, r = u / ux;
+        if (axis == 1) return static_cast<long long>(r) * (ux * uy) + x;
+        return static_cast<long long>(r / uy) * cells + static_cast<long long>(r % uy) * ux + x;
+    }
+    ARDENT_HD long long step(int k) const { return static_cast<long long>(k) * stride; }
+    struct Coefs {
+        unsigned n;
+        ARDENT_HD long long cells() const { return n; }
+        ARDENT_HD long long operator()(long long g) const {
+            return static_cast<long long>(static_cast<unsigned>(g) % n);
+        }
+    };
+    ARDENT_HD Coefs coefs() const { return {static_cast<unsigned>(cells)}; }
+};
+
+template <typename Real, bool Pow2>
 struct Tile {
-    Lines ls;
+    Lines<Pow2> ls;
     long long first;                         // first line
     typename Cplx<Real>::type* work;         // shared memory: CS complex entries per line
     const typename Cplx<Real>::type* roots;  // the twiddle table (dct_twiddles)
 };
 
-template <typename Real, int LN>
-ARDENT_HD __forceinline__ Tile<Real> make_tile(const DctGroup& g, int axis, long long block,
-                                               void* smem, const typename Cplx<Real>::type* roots) {
-    return {Lines(g, axis), (block - g.first_block[axis]) << LineShape<Real, LN>::LL,
+template <typename Real, int LN, bool Pow2>
+ARDENT_HD __forceinline__ Tile<Real, Pow2> make_tile(const DctGroup& g, int axis, long long block,
+                                                     void* smem,
+                                                     const typename Cplx<Real>::type* roots) {
+    return {Lines<Pow2>(g, axis), (block - g.first_block[axis]) << LineShape<Real, LN>::LL,
             static_cast<typename Cplx<Real>::type*>(smem), roots};
 }
 
 // Element j of thread tid in loads, stores and the mode update: its line i, its position k along
 // the line and its index in the group (-1 past the group's last line). On x consecutive threads
 // walk along a tile that is one contiguous run; on y and z across lines (consecutive x).
-template <typename S>
-ARDENT_HD __forceinline__ long long element(const Lines& ls, long long first, int tid, int j,
+template <typename S, bool Pow2>
+ARDENT_HD __forceinline__ long long element(const Lines<Pow2>& ls, long long first, int tid, int j,
                                             int& i, int& k) {
     if (ls.axis == 0) {
         const int e = tid + j * S::kThreads;
@@ -321,7 +386,7 @@ ARDENT_HD __forceinline__ long long element(const Lines& ls, long long first, in
     }
     i = tid & (S::L - 1);
     k = (tid >> S::LL) + j * S::T;
-    return first + i < ls.count ? ls.base(first + i) + (static_cast<long long>(k) << ls.ls) : -1;
+    return first + i < ls.count ? ls.base(first + i) + ls.step(k) : -1;
 }
 
 // Item j of thread tid in the spectrum's pre- and post-processing: its line i and kk in [0, H).
@@ -434,8 +499,8 @@ ARDENT_HD __forceinline__ void item_inverse(const Real* bins, int kk, const C* r
 // forward transforms) or as they are (spectra, the inverse). With `clear` (`in`, whose next user
 // wants it zero) the loaded lines are zeroed there.
 #pragma nv_exec_check_disable
-template <typename Real, int LN, bool Packed, typename Block>
-ARDENT_HD __forceinline__ void load_lines(Block& b, const Tile<Real>& t, const Real* in,
+template <typename Real, int LN, bool Packed, typename Block, bool Pow2>
+ARDENT_HD __forceinline__ void load_lines(Block& b, const Tile<Real, Pow2>& t, const Real* in,
                                           Real* clear) {
     using S = LineShape<Real, LN>;
     b.phase([&](int tid, Regs<Real, LN>& r) {
@@ -465,8 +530,8 @@ ARDENT_HD __forceinline__ void load_lines(Block& b, const Tile<Real>& t, const R
 
 // Stores the inverse FFT's packed output, undoing Makhoul's order.
 #pragma nv_exec_check_disable
-template <typename Real, int LN, typename Block>
-ARDENT_HD __forceinline__ void store_packed(Block& b, const Tile<Real>& t, Real* out) {
+template <typename Real, int LN, typename Block, bool Pow2>
+ARDENT_HD __forceinline__ void store_packed(Block& b, const Tile<Real, Pow2>& t, Real* out) {
     using S = LineShape<Real, LN>;
     b.run([&](int tid, Regs<Real, LN>&) {
         const Real* w = reinterpret_cast<const Real*>(t.work);
@@ -484,8 +549,8 @@ ARDENT_HD __forceinline__ void store_packed(Block& b, const Tile<Real>& t, Real*
 // output k1 by W_M^{tt k1}. Pass 2 (T > 1): through a padded layout (entry tt + (T + 1) k1, so
 // both passes' accesses spread over the banks), the T-point DFTs over tt give X[k1 + R k2].
 #pragma nv_exec_check_disable
-template <typename Real, int LN, bool Inverse, typename Block>
-ARDENT_HD __forceinline__ void tile_fft(Block& b, const Tile<Real>& t) {
+template <typename Real, int LN, bool Inverse, typename Block, bool Pow2>
+ARDENT_HD __forceinline__ void tile_fft(Block& b, const Tile<Real, Pow2>& t) {
     using S = LineShape<Real, LN>;
     using C = typename Cplx<Real>::type;
     if constexpr (S::T == 1) {
@@ -547,8 +612,8 @@ ARDENT_HD __forceinline__ void tile_fft(Block& b, const Tile<Real>& t) {
 
 // The forward transform's bins, from the FFT in the work lines, to `out` in the group's layout.
 #pragma nv_exec_check_disable
-template <typename Real, int LN, typename Block>
-ARDENT_HD __forceinline__ void store_bins(Block& b, const Tile<Real>& t, Real* out) {
+template <typename Real, int LN, typename Block, bool Pow2>
+ARDENT_HD __forceinline__ void store_bins(Block& b, const Tile<Real, Pow2>& t, Real* out) {
     using S = LineShape<Real, LN>;
     b.run([&](int tid, Regs<Real, LN>&) {
 #pragma unroll
@@ -562,15 +627,15 @@ ARDENT_HD __forceinline__ void store_bins(Block& b, const Tile<Real>& t, Real* o
             const long long base = t.ls.base(t.first + i);
 #pragma unroll
             for (int q = 0; q < 4; ++q)
-                if (q < n) out[base + (static_cast<long long>(bin[q]) << t.ls.ls)] = v[q];
+                if (q < n) out[base + t.ls.step(bin[q])] = v[q];
         }
     });
 }
 
 // The forward transform's bins into the work lines (as reals, bin k of line i at 2 i CS + k).
 #pragma nv_exec_check_disable
-template <typename Real, int LN, typename Block>
-ARDENT_HD __forceinline__ void bins_to_work(Block& b, const Tile<Real>& t) {
+template <typename Real, int LN, typename Block, bool Pow2>
+ARDENT_HD __forceinline__ void bins_to_work(Block& b, const Tile<Real, Pow2>& t) {
     using S = LineShape<Real, LN>;
     b.phase([&](int tid, Regs<Real, LN>& r) {
 #pragma unroll
@@ -601,8 +666,8 @@ ARDENT_HD __forceinline__ void bins_to_work(Block& b, const Tile<Real>& t) {
 // The packed half-length spectra whose inverse FFTs are the REDFT01 of the bins in the work
 // lines, in place.
 #pragma nv_exec_check_disable
-template <typename Real, int LN, typename Block>
-ARDENT_HD __forceinline__ void pack_inverse(Block& b, const Tile<Real>& t) {
+template <typename Real, int LN, typename Block, bool Pow2>
+ARDENT_HD __forceinline__ void pack_inverse(Block& b, const Tile<Real, Pow2>& t) {
     using S = LineShape<Real, LN>;
     b.phase([&](int tid, Regs<Real, LN>& r) {
         const Real* w = reinterpret_cast<const Real*>(t.work);
@@ -631,8 +696,8 @@ ARDENT_HD __forceinline__ void pack_inverse(Block& b, const Tile<Real>& t) {
 // Forward DCT (REDFT10) of the tile's lines of `data` (the group's cells), in place. Lines of
 // one point are the factor 2 alone.
 #pragma nv_exec_check_disable
-template <typename Real, int LN, typename Block>
-ARDENT_HD __forceinline__ void forward_tile(Block& b, const Tile<Real>& t, Real* data) {
+template <typename Real, int LN, typename Block, bool Pow2>
+ARDENT_HD __forceinline__ void forward_tile(Block& b, const Tile<Real, Pow2>& t, Real* data) {
     using S = LineShape<Real, LN>;
     if constexpr (LN == 0) {
         b.run([&](int tid, Regs<Real, LN>&) {
@@ -650,8 +715,8 @@ ARDENT_HD __forceinline__ void forward_tile(Block& b, const Tile<Real>& t, Real*
 // Inverse DCT (REDFT01, unnormalised) of the tile's lines from `in` to `out` (which may be `in`);
 // with `clear` (`in`, not `out`), the lines of `in` are left zero.
 #pragma nv_exec_check_disable
-template <typename Real, int LN, typename Block>
-ARDENT_HD __forceinline__ void inverse_tile(Block& b, const Tile<Real>& t, const Real* in,
+template <typename Real, int LN, typename Block, bool Pow2>
+ARDENT_HD __forceinline__ void inverse_tile(Block& b, const Tile<Real, Pow2>& t, const Real* in,
                                             Real* out, Real* clear) {
     using S = LineShape<Real, LN>;
     if constexpr (LN == 0) {
@@ -701,17 +766,17 @@ ARDENT_HD __forceinline__ Real advance_mode(const ModeArrays<Real>& m, long long
 // The z axis: forward DCT of the forcing, the mode update, then the inverse DCT of the filtered
 // modes, all in place in `data`; the spectrum never travels through global memory.
 #pragma nv_exec_check_disable
-template <typename Real, int LN, typename Block>
-ARDENT_HD __forceinline__ void z_modes_tile(Block& b, const Tile<Real>& t, Real* data,
+template <typename Real, int LN, typename Block, bool Pow2>
+ARDENT_HD __forceinline__ void z_modes_tile(Block& b, const Tile<Real, Pow2>& t, Real* data,
                                             const ModeArrays<Real>& m, bool init) {
     using S = LineShape<Real, LN>;
-    const long long cell_mask = (1LL << t.ls.lcells) - 1;
-    const Real init_scale = static_cast<Real>(1.0 / (8.0 * static_cast<double>(cell_mask + 1)));
+    const auto coef = t.ls.coefs();
+    const Real init_scale = static_cast<Real>(1.0 / (8.0 * static_cast<double>(coef.cells())));
     if constexpr (LN == 0) {
         b.run([&](int tid, Regs<Real, LN>&) {
             int i, k;
             const long long g = element<S>(t.ls, t.first, tid, 0, i, k);
-            if (g >= 0) data[g] = advance_mode(m, g, g & cell_mask, 2 * data[g], init, init_scale);
+            if (g >= 0) data[g] = advance_mode(m, g, coef(g), 2 * data[g], init, init_scale);
         });
     } else {
         load_lines<Real, LN, true>(b, t, data, nullptr);
@@ -725,7 +790,7 @@ ARDENT_HD __forceinline__ void z_modes_tile(Block& b, const Tile<Real>& t, Real*
                 const long long g = element<S>(t.ls, t.first, tid, j, i, k);
                 if (g < 0) continue;
                 Real& f = w[2 * i * S::CS + k];
-                f = advance_mode(m, g, g & cell_mask, f, init, init_scale);
+                f = advance_mode(m, g, coef(g), f, init, init_scale);
             }
         });
         pack_inverse<Real, LN>(b, t);

@@ -1,0 +1,255 @@
+// The direct class of the CUDA ARD backend's batched DCTs (dct_kernels.cuh): lines whose length
+// is a 2^a 3^b 5^c number up to 64 but not a power of two, which the decomposition gives small
+// partitions and which Makhoul's power-of-two FFTs (dct_tile.cuh) cannot take. Such a line is
+// transformed by a dense N x N cosine matrix, one table of them for every length (N^2
+// multiply-adds per line; the lines are short and their partitions few). A block takes LPB lines
+// of one group along one axis, loads them into shared memory point-major (point k of line i at
+// k (LPB + 1) + i), multiplies, and stores them back with the same addressing as the load. The
+// tiles use the Block abstraction of dct_tile.cuh, so the host emulation runs them too, and keep
+// its scaling: REDFT10 forward, REDFT01 inverse, both unnormalised like FFTW's.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+#include "dct_tile.cuh"
+
+namespace ardent::ard::cuda {
+
+// The longest direct line.
+inline constexpr int kMaxDirectLine = 64;
+// Matrix rows one thread computes at once (direct_apply).
+inline constexpr int kDirectRows = 4;
+
+ARDENT_HD constexpr bool is_pow2(long long n) {
+    return n > 0 && (n & (n - 1)) == 0;
+}
+
+// Whether lines of n points take the direct class: 2^a 3^b 5^c, at most kMaxDirectLine and not
+// a power of two.
+ARDENT_HD constexpr bool is_direct_length(int n) {
+    if (n < 2 || n > kMaxDirectLine || is_pow2(n)) return false;
+    while (n % 2 == 0)
+        n /= 2;
+    while (n % 3 == 0)
+        n /= 3;
+    while (n % 5 == 0)
+        n /= 5;
+    return n == 1;
+}
+
+// Where length n's matrices start in the direct table: per length, in increasing order, the
+// forward matrix F[k][j] = 2 cos(pi k (2j + 1) / (2n)) and then the inverse matrix
+// I[j][k] = (k == 0 ? 1 : 2) cos(pi k (2j + 1) / (2n)), both row-major.
+ARDENT_HD constexpr int direct_offset(int n) {
+    int o = 0;
+    for (int m = 2; m < n; ++m)
+        if (is_direct_length(m)) o += 2 * m * m;
+    return o;
+}
+inline constexpr int kDirectTable = direct_offset(kMaxDirectLine + 1);
+
+template <typename Real>
+std::vector<Real> direct_matrices() {
+    const double pi = 3.14159265358979323846;
+    std::vector<Real> t(kDirectTable);
+    for (int n = 2; n <= kMaxDirectLine; ++n) {
+        if (!is_direct_length(n)) continue;
+        Real* f = t.data() + direct_offset(n);
+        Real* inv = f + n * n;
+        for (int k = 0; k < n; ++k)
+            for (int j = 0; j < n; ++j) {
+                // The angle as a multiple of pi / (2n) reduced to one period: cos sees a small,
+                // exactly known argument.
+                const int q = (k * (2 * j + 1)) % (4 * n);
+                const double c = std::cos(pi * q / (2.0 * n));
+                f[k * n + j] = static_cast<Real>(2 * c);
+                inv[j * n + k] = static_cast<Real>(k == 0 ? c : 2 * c);
+            }
+    }
+    return t;
+}
+
+// Lines per block for lines of n points: the largest power of two with LPB n <= 4 threads (two
+// to four outputs per thread, so the block's threads stay busy), but at least 32, so that a
+// warp's lanes take 32 lines at one point (coalesced on y and z, a broadcast matrix load), and
+// at most 256.
+template <typename Real>
+constexpr int direct_log2_lines(int n) {
+    int l = 5;
+    while (l < 8 && (2 << l) * n <= 4 * dct_threads<Real>())
+        ++l;
+    return l;
+}
+
+// Two buffers of n points of LPB lines, each point's lines padded by one entry so that the x
+// axis's transposing load and store spread over the banks.
+template <typename Real>
+constexpr size_t direct_shared_bytes(int n, int log2_lines) {
+    return 2 * sizeof(Real) * static_cast<size_t>(n) * static_cast<size_t>((1 << log2_lines) + 1);
+}
+
+// A direct tile keeps nothing in registers across a barrier.
+struct DirectRegs {};
+
+template <typename Real>
+struct DirectTile {
+    Lines<false> ls;           // a direct side: never all powers of two
+    long long first;           // first line
+    int n, log2_lines, pitch;  // points per line, log2 of LPB, shared entries per point
+    Real* a;              // shared memory: the lines as loaded, point k of line i at k pitch + i
+    Real* b;              // shared memory: the transformed lines, the same layout
+    const Real* forward;  // this length's matrices (direct_matrices)
+    const Real* inverse;
+};
+
+template <typename Real>
+ARDENT_HD __forceinline__ DirectTile<Real> make_direct_tile(const DctGroup& g, int axis,
+                                                            long long block, void* smem,
+                                                            const Real* table) {
+    const int n = side(g.shape, axis), ll = g.log2_direct_lines[axis], pitch = (1 << ll) + 1;
+    Real* a = static_cast<Real*>(smem);
+    const Real* f = table + g.direct_matrix[axis];
+    const Lines<false> ls(g, axis);
+    return {ls, (block - g.first_block[axis]) << ll, n, ll, pitch, a, a + n * pitch, f, f + n * n};
+}
+
+// Element e of a tile in loads, stores and the mode update: its shared-memory slot and its
+// index in the group (-1 past the group's last line). On x a tile's lines are one contiguous
+// run, walked in order; on y and z consecutive e are consecutive lines (consecutive x).
+template <typename Real>
+ARDENT_HD __forceinline__ long long direct_element(const DirectTile<Real>& t, int e, int& slot) {
+    int i, k;
+    if (t.ls.axis == 0) {
+        i = e / t.n;
+        k = e - i * t.n;
+    } else {
+        i = e & ((1 << t.log2_lines) - 1);
+        k = e >> t.log2_lines;
+    }
+    slot = k * t.pitch + i;
+    return t.first + i < t.ls.count ? t.ls.base(t.first + i) + t.ls.step(k) : -1;
+}
+
+// A read of the matrix table through the read-only cache.
+template <typename Real>
+ARDENT_HD __forceinline__ Real read_only(const Real* p) {
+#ifdef __CUDA_ARCH__
+    return __ldg(p);
+#else
+    return *p;
+#endif
+}
+
+// Loads the tile's lines from `in` into buffer a (zero past the group's last line); with
+// `clear` (`in`, whose next user wants it zero) the loaded elements are zeroed there.
+#pragma nv_exec_check_disable
+template <typename Real, typename Block>
+ARDENT_HD __forceinline__ void direct_load(Block& b, const DirectTile<Real>& t, const Real* in,
+                                           Real* clear) {
+    b.phase([&](int tid, DirectRegs&) {
+        for (int e = tid; e < (t.n << t.log2_lines); e += dct_threads<Real>()) {
+            int slot;
+            const long long g = direct_element(t, e, slot);
+            t.a[slot] = g >= 0 ? in[g] : Real(0);
+            if (clear && g >= 0) clear[g] = Real(0);
+        }
+    });
+}
+
+// Stores buffer `from` to `out`, mirroring the load.
+#pragma nv_exec_check_disable
+template <typename Real, typename Block>
+ARDENT_HD __forceinline__ void direct_store(Block& b, const DirectTile<Real>& t, const Real* from,
+                                            Real* out) {
+    b.run([&](int tid, DirectRegs&) {
+        for (int e = tid; e < (t.n << t.log2_lines); e += dct_threads<Real>()) {
+            int slot;
+            const long long g = direct_element(t, e, slot);
+            if (g >= 0) out[g] = from[slot];
+        }
+    });
+}
+
+// to[row] = sum_k m[row][k] from[k] for every line of the tile. A warp's lanes take one row of
+// 32 consecutive lines: their shared reads are consecutive and their matrix read is one entry.
+#pragma nv_exec_check_disable
+template <typename Real, typename Block>
+ARDENT_HD __forceinline__ void direct_apply(Block& b, const DirectTile<Real>& t, const Real* m,
+                                            const Real* from, Real* to) {
+    // Four rows per thread: each point of the line is read from shared memory once for four
+    // multiply-adds (one per row), instead of once per multiply-add. Rows past n repeat the
+    // last row and are not stored.
+    constexpr int R = kDirectRows;
+    b.phase([&](int tid, DirectRegs&) {
+        const int mask = (1 << t.log2_lines) - 1;
+        const int items = ((t.n + R - 1) / R) << t.log2_lines;
+        for (int o = tid; o < items; o += dct_threads<Real>()) {
+            const int i = o & mask, row0 = (o >> t.log2_lines) * R;
+            if (t.first + i >= t.ls.count) continue;
+            const Real* mr[R];
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+                mr[r] = m + (row0 + r < t.n ? row0 + r : t.n - 1) * t.n;
+            const Real* x = from + i;
+            Real s[R] = {};
+            for (int k = 0; k < t.n; ++k) {
+                const Real xk = x[k * t.pitch];
+#pragma unroll
+                for (int r = 0; r < R; ++r)
+                    s[r] += xk * read_only(mr[r] + k);
+            }
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+                if (row0 + r < t.n) to[(row0 + r) * t.pitch + i] = s[r];
+        }
+    });
+}
+
+// Forward DCT (REDFT10) of the tile's lines of `data` (the group's cells), in place.
+#pragma nv_exec_check_disable
+template <typename Real, typename Block>
+ARDENT_HD __forceinline__ void direct_forward_tile(Block& b, const DirectTile<Real>& t,
+                                                   Real* data) {
+    direct_load<Real>(b, t, data, nullptr);
+    direct_apply<Real>(b, t, t.forward, t.a, t.b);
+    direct_store<Real>(b, t, t.b, data);
+}
+
+// Inverse DCT (REDFT01, unnormalised) of the tile's lines from `in` to `out` (which may be `in`);
+// with `clear` (`in`, not `out`), the lines of `in` are left zero.
+#pragma nv_exec_check_disable
+template <typename Real, typename Block>
+ARDENT_HD __forceinline__ void direct_inverse_tile(Block& b, const DirectTile<Real>& t,
+                                                   const Real* in, Real* out, Real* clear) {
+    direct_load<Real>(b, t, in, clear);
+    direct_apply<Real>(b, t, t.inverse, t.a, t.b);
+    direct_store<Real>(b, t, t.b, out);
+}
+
+// The z axis (z_modes_tile's contract): forward DCT of the forcing, the mode update on every
+// bin, the inverse DCT of the filtered modes, in place in `data`.
+#pragma nv_exec_check_disable
+template <typename Real, typename Block>
+ARDENT_HD __forceinline__ void direct_z_modes_tile(Block& b, const DirectTile<Real>& t, Real* data,
+                                                   const ModeArrays<Real>& m, bool init) {
+    const auto coef = t.ls.coefs();
+    const Real init_scale = static_cast<Real>(1.0 / (8.0 * static_cast<double>(coef.cells())));
+    direct_load<Real>(b, t, data, nullptr);
+    direct_apply<Real>(b, t, t.forward, t.a, t.b);
+    b.phase([&](int tid, DirectRegs&) {
+        for (int e = tid; e < (t.n << t.log2_lines); e += dct_threads<Real>()) {
+            int slot;
+            const long long g = direct_element(t, e, slot);
+            if (g < 0) continue;
+            t.b[slot] = advance_mode(m, g, coef(g), t.b[slot], init, init_scale);
+        }
+    });
+    direct_apply<Real>(b, t, t.inverse, t.b, t.a);
+    direct_store<Real>(b, t, t.a, data);
+}
+
+}  // namespace ardent::ard::cuda
