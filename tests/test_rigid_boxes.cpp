@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <tuple>
 #include <sstream>
+#include <tuple>
 
 #include "ardent/auralize/ir_grid.h"
 #include "ir_timing.h"
@@ -33,9 +33,9 @@ INSTANTIATE_TEST_SUITE_P(Seeds1To4, RigidBoxes,
 
 // The direct sound of a source in the middle of a large rigid box, at receivers 5-14 cells away
 // in several directions (nearer, ARD's band-limited point source is not yet a monopole: 3 cells
-// away the fitted lag is 0.026 steps, docs/output-format.md), against the exact image-source IR: the lag fitted in 0.2-0.8 f_max over
-// a window of +-6/f_max around the arrival, where no reflection reaches.
-// Bar: |lag| <= bar_steps dt + bar_share of the travel time r / c.
+// away the fitted lag is 0.026 steps, docs/output-format.md), against the exact image-source IR:
+// the lag fitted in 0.2-0.8 f_max over a window of +-6/f_max around the arrival, where no
+// reflection reaches. Bar: |lag| <= bar_steps dt + bar_share of the travel time r / c.
 void expect_on_time(const std::string& solver, double f_max, int fs, double bar_steps,
                     double bar_share = 0) {
     TimingCase t;
@@ -48,10 +48,11 @@ void expect_on_time(const std::string& solver, double f_max, int fs, double bar_
     ASSERT_TRUE(r.ran);
     for (size_t i = 0; i < r.lag_s.size(); ++i) {
         const double travel = r.distance_m[i] / 343.0;
-        std::printf("[ measured ] %s f_max %.0f Hz at %d Hz, receiver %zu (%.2f m): lag %+.3e s "
-                    "= %+.4f steps = %+.3f %% of the travel time\n",
-                    solver.c_str(), f_max, fs, i, r.distance_m[i], r.lag_s[i], r.lag_s[i] / r.dt,
-                    100 * r.lag_s[i] / travel);
+        std::printf(
+            "[ measured ] %s f_max %.0f Hz at %d Hz, receiver %zu (%.2f m): lag %+.3e s "
+            "= %+.4f steps = %+.3f %% of the travel time\n",
+            solver.c_str(), f_max, fs, i, r.distance_m[i], r.lag_s[i], r.lag_s[i] / r.dt,
+            100 * r.lag_s[i] / travel);
         EXPECT_LE(std::abs(r.lag_s[i]), bar_steps * r.dt + bar_share * travel)
             << solver << " receiver " << i << " at " << r.distance_m[i] << " m";
     }
@@ -112,7 +113,8 @@ TEST(IrGridFile, ReceiverOnGridPointMatchesItsWav) {
         double peak = 0, worst = 0;
         for (size_t n = 0; n < row.size(); ++n) {
             peak = std::max(peak, std::abs(static_cast<double>(wav.samples[n])));
-            worst = std::max(worst, std::abs(static_cast<double>(row[n]) - static_cast<double>(wav.samples[n])));
+            worst = std::max(
+                worst, std::abs(static_cast<double>(row[n]) - static_cast<double>(wav.samples[n])));
         }
         std::printf("[ measured ] %s: grid row vs WAV, largest difference %.3e of the peak\n",
                     solver.c_str(), worst / peak);
@@ -122,7 +124,8 @@ TEST(IrGridFile, ReceiverOnGridPointMatchesItsWav) {
 
 TEST(RigidBoxScan, DISABLED_Seeds) {
     // ARDENT_SEEDS="1000 1001 ..." ARDENT_SOLVER=ard [ARDENT_EXTRA=', "partition_sides": ...']
-    // [ARDENT_CELLS="x y z"] [ARDENT_SOURCE="i j k"] [ARDENT_RECEIVER="i j k"] [ARDENT_GROWTH=1]: prints each seed's errors (tuning, not a test).
+    // [ARDENT_CELLS="x y z"] [ARDENT_SOURCE="i j k"] [ARDENT_RECEIVER="i j k"] [ARDENT_GROWTH=1]:
+    // prints each seed's errors (tuning, not a test).
     const char* seeds = std::getenv("ARDENT_SEEDS");
     const char* solver = std::getenv("ARDENT_SOLVER");
     const char* extra = std::getenv("ARDENT_EXTRA");
@@ -139,8 +142,8 @@ TEST(RigidBoxScan, DISABLED_Seeds) {
                 b.receiver[a] = std::min(b.receiver[a], b.cells[a] - 3);
             }
         }
-        for (const auto& [var, cell] : {std::pair{"ARDENT_SOURCE", &b.source},
-                                        std::pair{"ARDENT_RECEIVER", &b.receiver}})
+        for (const auto& [var, cell] :
+             {std::pair{"ARDENT_SOURCE", &b.source}, std::pair{"ARDENT_RECEIVER", &b.receiver}})
             if (const char* v = std::getenv(var)) {
                 std::istringstream c(v);
                 c >> (*cell)[0] >> (*cell)[1] >> (*cell)[2];

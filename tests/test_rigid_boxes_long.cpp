@@ -25,21 +25,27 @@ void run_seeds(const std::string& solver) {
             pow2.extra_simulation = R"(, "partition_sides": "power_of_two")";
             p = rigid_box_error(pow2, dir);
         }
-        for (auto [column, value] :
-             {std::pair{0, double(seed)}, {1, double(e.partitions)}, {2, double(e.thinnest)},
-              {3, e.err_025}, {4, e.err_05}, {5, double(p.partitions)}, {6, p.err_025},
-              {7, p.err_05}, {8, e.low_025}, {9, e.low_05}})
+        for (auto [column, value] : {std::pair{0, double(seed)},
+                                     {1, double(e.partitions)},
+                                     {2, double(e.thinnest)},
+                                     {3, e.err_025},
+                                     {4, e.err_05},
+                                     {5, double(p.partitions)},
+                                     {6, p.err_025},
+                                     {7, p.err_05},
+                                     {8, e.low_025},
+                                     {9, e.low_05}})
             table[static_cast<size_t>(column)].push_back(value);
         if (e.err_05 > worst.err_05) {
             worst = e;
             worst_pow2 = p;
         }
     }
-    write_validation_csv("rigid_boxes_" + solver + ".csv",
-                         {"seed", "partitions", "thinnest", "error_025", "error_05",
-                          "pow2_partitions", "pow2_error_025", "pow2_error_05", "low_error_025",
-                          "low_error_05"},
-                         table);
+    write_validation_csv(
+        "rigid_boxes_" + solver + ".csv",
+        {"seed", "partitions", "thinnest", "error_025", "error_05", "pow2_partitions",
+         "pow2_error_025", "pow2_error_05", "low_error_025", "low_error_05"},
+        table);
     std::vector<double> t, smooth, power;
     for (size_t i = 0; i < worst.growth.size(); ++i) {
         t.push_back(worst.growth[i].first);

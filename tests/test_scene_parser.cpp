@@ -255,8 +255,8 @@ TEST(SceneParser, LabDataBecomesRandomIncidenceAbsorption) {
     EXPECT_NEAR(foam.absorption[0].alpha, 0.4526, 2e-4);
     const Material& panel = s.materials[static_cast<size_t>(s.material_index("panel"))];
     EXPECT_EQ(panel.absorption[0].hz, 125);
-    EXPECT_NEAR(panel.absorption[0].alpha,
-                paris_absorption(1.0 / std::complex<double>(2.5, -6)), 1e-12);
+    EXPECT_NEAR(panel.absorption[0].alpha, paris_absorption(1.0 / std::complex<double>(2.5, -6)),
+                1e-12);
     EXPECT_NEAR(panel.absorption[1].alpha, paris_absorption(1.0 / std::complex<double>(4, 1.5)),
                 1e-12);
     const Material& flat = s.materials[static_cast<size_t>(s.material_index("flat"))];

@@ -20,8 +20,9 @@ size_t rect_area(int axis, const Index3& lo, const Index3& hi) {
 // anchored at it (its minimum corner), found by a 3-D dynamic programme. Buckets are taken from the
 // largest power of two down, cells within a bucket in memory order; a cell whose cube shrank since
 // (a neighbouring box was claimed) moves down to its new bucket. From each anchor the largest box
-// with allowed sides (PartitionSides) that is all free air is claimed; ties go to the most cubical. Cells left
-// with cubes of side 1 are swept last in memory order. Deterministic: no hashing, no threads.
+// with allowed sides (PartitionSides) that is all free air is claimed; ties go to the most cubical.
+// Cells left with cubes of side 1 are swept last in memory order. Deterministic: no hashing, no
+// threads.
 class BoxFinder {
   public:
     // Runs of up to 3 cells: the coupling matrix is fitted for partitions of 4 cells and more

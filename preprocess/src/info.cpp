@@ -167,11 +167,12 @@ std::string info_text(const Preprocessed& p) {
     for (size_t i = 0; i < std::min<size_t>(6, by_cells.size()); ++i)
         top += (i ? ", " : "") + by_cells[i].second;
     line("  largest shapes %s", top.c_str());
-    line("  thin slabs     sides %s; thinnest partition %d cells; %zu of %zu air lines (%.1f %%) "
-         "cross a partition thinner than 3 cells",
-         p.scene.simulation.partition_sides.c_str(), d.thinnest_partition(),
-         j["air_lines_touching_thin_partitions"].get<size_t>(), j["air_lines"].get<size_t>(),
-         100 * j["share_of_air_lines_touching_thin_partitions"].get<double>());
+    line(
+        "  thin slabs     sides %s; thinnest partition %d cells; %zu of %zu air lines (%.1f %%) "
+        "cross a partition thinner than 3 cells",
+        p.scene.simulation.partition_sides.c_str(), d.thinnest_partition(),
+        j["air_lines_touching_thin_partitions"].get<size_t>(), j["air_lines"].get<size_t>(),
+        100 * j["share_of_air_lines_touching_thin_partitions"].get<double>());
     line("interfaces       %zu (x %zu, y %zu, z %zu)", d.interfaces.size(), d.interfaces_on_axis(0),
          d.interfaces_on_axis(1), d.interfaces_on_axis(2));
     line("PML              %zu slabs, %zu cells (depth %d); %zu rigid wall faces", d.pml.size(),

@@ -293,17 +293,20 @@ void parse_materials(const Json& m, const Reader& r, std::vector<Material>& out)
                           static_cast<int>(v.contains("normal_absorption")) +
                           static_cast<int>(v.contains("impedance"));
         if (given == 0)
-            rm.fail("missing key \"absorption\" (or lab data: \"normal_absorption\" or "
-                    "\"impedance\")");
+            rm.fail(
+                "missing key \"absorption\" (or lab data: \"normal_absorption\" or "
+                "\"impedance\")");
         if (given > 1)
-            rm.fail("give one of \"absorption\", \"normal_absorption\" and \"impedance\", "
-                    "not several");
+            rm.fail(
+                "give one of \"absorption\", \"normal_absorption\" and \"impedance\", "
+                "not several");
         Material mat;
         mat.name = name;
         const auto coefficient = [](const Reader& rr, const Json& x) {
             const double a = rr.number(x);
             if (a < 0 || a > 1)
-                rr.fail("expected an absorption coefficient between 0 and 1, got " + Json(a).dump());
+                rr.fail("expected an absorption coefficient between 0 and 1, got " +
+                        Json(a).dump());
             return a;
         };
         const auto not_bands = [](const Reader& rr, const Json& a, const char* what) {
@@ -329,8 +332,8 @@ void parse_materials(const Json& m, const Reader& r, std::vector<Material>& out)
             Reader ra = rm.key(normal ? "normal_absorption" : "impedance");
             const Json& a = v[normal ? "normal_absorption" : "impedance"];
             MaterialLabData lab;
-            lab.kind = normal ? MaterialLabData::Kind::NormalAbsorption
-                              : MaterialLabData::Kind::Impedance;
+            lab.kind =
+                normal ? MaterialLabData::Kind::NormalAbsorption : MaterialLabData::Kind::Impedance;
             std::vector<std::pair<double, std::pair<double, double>>> bands;
             if (normal) {
                 if (!a.is_object() && !a.is_number()) not_bands(ra, a, "a number");
@@ -343,16 +346,18 @@ void parse_materials(const Json& m, const Reader& r, std::vector<Material>& out)
                 bands = parse_material_bands<std::pair<double, double>>(
                     a, ra, per_band, "[2.5, -4]", [](const Reader& rr, const Json& x) {
                         if (!x.is_array() || x.size() != 2)
-                            rr.fail("expected the impedance as [real, imaginary] (normalised by "
-                                    "rho c), got " +
-                                    describe(x));
+                            rr.fail(
+                                "expected the impedance as [real, imaginary] (normalised by "
+                                "rho c), got " +
+                                describe(x));
                         const double re = rr.number(x[0]), im = rr.number(x[1]);
                         if (re < 0)
                             rr.fail("the real part is negative (" + Json(re).dump() +
                                     "): such a wall would give energy back, it is not passive");
                         if (re == 0 && im == 0)
-                            rr.fail("an impedance of zero is a pressure-release surface, which "
-                                    "Ardent does not model");
+                            rr.fail(
+                                "an impedance of zero is a pressure-release surface, which "
+                                "Ardent does not model");
                         return std::pair{re, im};
                     });
             }

@@ -1,10 +1,11 @@
 // Rigid rectangular rooms drawn from a seed and judged through the WAV `ardent simulate` writes
 // (issue 19): sides of 9-40 of ARD's cells (so most are not powers of two and power-of-two sides
-// leave thin slabs; FDTD solves the same rooms on its own grid), source and receiver at least 2 cells from every wall, max_frequency in 300-1000 Hz, air
-// absorption off. The reference is the exact image-source sum of the solver's own excitation at
-// the output rate, with the IR convention of docs/output-format.md (advanced by the excitation's
-// delay, scaled by (1/dt) / sample_rate). Both are band-passed to 0.05-0.8 max_frequency and
-// compared by relative L2 error over the first 0.25 s and 0.5 s.
+// leave thin slabs; FDTD solves the same rooms on its own grid), source and receiver at least 2
+// cells from every wall, max_frequency in 300-1000 Hz, air absorption off. The reference is the
+// exact image-source sum of the solver's own excitation at the output rate, with the IR convention
+// of docs/output-format.md (advanced by the excitation's delay, scaled by (1/dt) / sample_rate).
+// Both are band-passed to 0.05-0.8 max_frequency and compared by relative L2 error over the first
+// 0.25 s and 0.5 s.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -35,7 +36,7 @@ namespace ardent::test {
 
 struct RigidBox {
     std::uint32_t seed = 0;
-    std::array<int, 3> cells{};  // sides in cells (exactly n h)
+    std::array<int, 3> cells{};               // sides in cells (exactly n h)
     std::array<int, 3> source{}, receiver{};  // cell indices from the box corner
     double f_max = 500;
     std::string solver = "ard";
@@ -68,7 +69,9 @@ inline std::array<double, 3> rigid_box_sides(const RigidBox& b) {
 
 inline RigidBox draw_rigid_box(std::uint32_t seed, const std::string& solver = "ard") {
     std::mt19937 rng(seed);
-    auto uniform_int = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    auto uniform_int = [&](int lo, int hi) {
+        return std::uniform_int_distribution<int>(lo, hi)(rng);
+    };
     RigidBox b;
     b.seed = seed;
     b.solver = solver;
@@ -206,8 +209,8 @@ inline RigidBoxError rigid_box_error(const RigidBox& b, const ScratchDir& dir) {
         "[ measured ] %s: %ld partitions, thinnest %ld cells, %.0f %% of air lines touch a "
         "partition thinner than 3 cells; relative L2 error (0.05-0.8 f_max) %.4f over 0.25 s, "
         "%.4f over 0.5 s; in 0.05-0.4 f_max %.4f and %.4f\n",
-        describe(b).c_str(), e.partitions, e.thinnest, 100 * e.thin_line_share, e.err_025,
-        e.err_05, e.low_025, e.low_05);
+        describe(b).c_str(), e.partitions, e.thinnest, 100 * e.thin_line_share, e.err_025, e.err_05,
+        e.low_025, e.low_05);
     return e;
 }
 

@@ -1,10 +1,11 @@
 // Rectangular decomposition of the air for ARD (spec section 5): every air cell belongs to exactly
 // one axis-aligned partition whose sides are powers of two or, by default, smooth numbers
-// 2^a 3^b 5^c chosen to leave no avoidable thin slab (PartitionSides); air-air interfaces between partitions
-// are listed per normal axis (the X, Y and Z batches), each with how deep its stencil layer reaches
-// into either side and a colour so that interfaces of one colour never write the same cell; the
-// faces where air meets walls are grouped, per partition side and material, into rectangular PML
-// slab descriptors. The result depends only on the air grid, so repeated runs are identical.
+// 2^a 3^b 5^c chosen to leave no avoidable thin slab (PartitionSides); air-air interfaces between
+// partitions are listed per normal axis (the X, Y and Z batches), each with how deep its stencil
+// layer reaches into either side and a colour so that interfaces of one colour never write the same
+// cell; the faces where air meets walls are grouped, per partition side and material, into
+// rectangular PML slab descriptors. The result depends only on the air grid, so repeated runs are
+// identical.
 #pragma once
 
 #include <cstdint>

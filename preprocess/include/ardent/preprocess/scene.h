@@ -35,7 +35,7 @@ struct MaterialLabData {
     enum class Kind { NormalAbsorption, Impedance };
     Kind kind = Kind::NormalAbsorption;
     bool per_band = false;
-    std::vector<double> hz;                      // band centres (unused when !per_band)
+    std::vector<double> hz;                        // band centres (unused when !per_band)
     std::vector<std::pair<double, double>> value;  // alpha_n (first), or Re z and Im z
     bool operator==(const MaterialLabData&) const = default;
 };
