@@ -275,23 +275,18 @@ inline TimingResult measure_timing(const TimingCase& t, const ScratchDir& dir) {
         reach = std::max(reach, std::hypot(o[0], o[1], o[2]));
     const double h = rigid_box_h(b);
     b.duration = reach * h / 343.0 + 2 * half;
-    std::ostringstream receivers;
-    receivers.precision(17);
+    // The box's scene with its one receiver replaced by the case's and the output rate set.
+    nlohmann::json scene = nlohmann::json::parse(rigid_box_scene(b));
+    scene["receivers"] = nlohmann::json::array();
     for (size_t i = 0; i < t.receivers.size(); ++i) {
-        receivers << (i ? ", " : "") << R"({"name": "R)" << i << R"(", "position": [)";
+        nlohmann::json position = nlohmann::json::array();
         for (int a = 0; a < 3; ++a)
-            receivers << (a ? ", " : "") << (b.source[a] + t.receivers[i][a] + 0.5) * h;
-        receivers << "]}";
+            position.push_back((b.source[a] + t.receivers[i][a] + 0.5) * h);
+        scene["receivers"].push_back({{"name", "R" + std::to_string(i)}, {"position", position}});
     }
-    std::string scene = rigid_box_scene(b);
-    const std::string one = R"("receivers": [{"name": "R", "position": )";
-    const size_t at = scene.find(one);
-    const size_t end = scene.find("}],", at) + 3;
-    scene.replace(at, end - at, R"("receivers": [)" + receivers.str() + "],");
-    scene.insert(scene.size() - 1,
-                 R"(, "output": {"sample_rate": )" + std::to_string(t.sample_rate) + "}");
+    scene["output"] = {{"sample_rate", t.sample_rate}};
     const std::string tag = "timing-" + t.solver + "-" + std::to_string(t.sample_rate);
-    const auto file = dir.write(tag + ".json", scene);
+    const auto file = dir.write(tag + ".json", scene.dump());
     const CommandResult r =
         run_ardent("simulate " + file.string() + " -o " + (dir / tag).string(), dir.path());
     if (r.exit_code != 0) {
