@@ -1,8 +1,8 @@
 // The direct class of the CUDA ARD backend's batched DCTs (dct_kernels.cuh): lines whose length
 // is a 2^a 3^b 5^c number up to 64 but not a power of two, which the decomposition gives small
 // partitions and which Makhoul's power-of-two FFTs (dct_tile.cuh) cannot take. Such a line is
-// transformed by a dense N x N cosine matrix, one table of them for every length (N^2
-// multiply-adds per line; the lines are short and their partitions few). A block takes LPB lines
+// transformed by a dense N x N cosine matrix, one table of them for every length (N^2 / 2
+// multiply-adds per line through its mirror symmetry; the lines are short). A block takes LPB lines
 // of one group along one axis, loads them into shared memory point-major (point k of line i at
 // k (LPB + 1) + i), multiplies, and stores them back with the same addressing as the load. The
 // tiles use the Block abstraction of dct_tile.cuh, so the host emulation runs them too, and keep
@@ -21,8 +21,8 @@ namespace ardent::ard::cuda {
 
 // The longest direct line.
 inline constexpr int kMaxDirectLine = 64;
-// Matrix rows one thread computes at once (direct_apply).
-inline constexpr int kDirectRows = 4;
+// Global reads a thread issues at once in a load (direct_load).
+inline constexpr int kDirectBatch = 4;
 
 ARDENT_HD constexpr bool is_pow2(long long n) {
     return n > 0 && (n & (n - 1)) == 0;
@@ -65,7 +65,9 @@ std::vector<Real> direct_matrices() {
                 // The angle as a multiple of pi / (2n) reduced to one period: cos sees a small,
                 // exactly known argument.
                 const int q = (k * (2 * j + 1)) % (4 * n);
-                const double c = std::cos(pi * q / (2.0 * n));
+                // Exact zeros where the angle is an odd multiple of pi/2: the mirror split
+                // (direct_forward_apply) relies on them.
+                const double c = q % (2 * n) == n ? 0.0 : std::cos(pi * q / (2.0 * n));
                 f[k * n + j] = static_cast<Real>(2 * c);
                 inv[j * n + k] = static_cast<Real>(k == 0 ? c : 2 * c);
             }
@@ -123,8 +125,8 @@ ARDENT_HD __forceinline__ DirectTile<Real> make_direct_tile(const DctGroup& g, i
 template <typename Real>
 ARDENT_HD __forceinline__ long long direct_element(const DirectTile<Real>& t, int e, int& slot) {
     int i, k;
-    if (t.ls.axis == 0) {
-        i = e / t.n;
+    if (t.ls.axis == 0) {  // t.n is the group's x side
+        i = static_cast<int>(t.ls.by_x.div(static_cast<unsigned>(e)));
         k = e - i * t.n;
     } else {
         i = e & ((1 << t.log2_lines) - 1);
@@ -145,17 +147,32 @@ ARDENT_HD __forceinline__ Real read_only(const Real* p) {
 }
 
 // Loads the tile's lines from `in` into buffer a (zero past the group's last line); with
-// `clear` (`in`, whose next user wants it zero) the loaded elements are zeroed there.
+// `clear` (`in`, whose next user wants it zero) the loaded elements are zeroed there. A thread
+// issues kDirectBatch reads before it stores any (a store to `clear` may alias a later read, so
+// the compiler keeps them in program order, one read per memory latency).
 #pragma nv_exec_check_disable
 template <typename Real, typename Block>
 ARDENT_HD __forceinline__ void direct_load(Block& b, const DirectTile<Real>& t, const Real* in,
                                            Real* clear) {
     b.phase([&](int tid, DirectRegs&) {
-        for (int e = tid; e < (t.n << t.log2_lines); e += dct_threads<Real>()) {
-            int slot;
-            const long long g = direct_element(t, e, slot);
-            t.a[slot] = g >= 0 ? in[g] : Real(0);
-            if (clear && g >= 0) clear[g] = Real(0);
+        constexpr int B = kDirectBatch, T = dct_threads<Real>();
+        const int total = t.n << t.log2_lines;
+        for (int e0 = tid; e0 < total; e0 += B * T) {
+            long long g[B];
+            int slot[B];
+            Real v[B];
+#pragma unroll
+            for (int j = 0; j < B; ++j) {
+                slot[j] = -1;
+                g[j] = e0 + j * T < total ? direct_element(t, e0 + j * T, slot[j]) : -1;
+                v[j] = g[j] >= 0 ? in[g[j]] : Real(0);
+            }
+#pragma unroll
+            for (int j = 0; j < B; ++j) {
+                if (slot[j] < 0) continue;
+                t.a[slot[j]] = v[j];
+                if (clear && g[j] >= 0) clear[g[j]] = Real(0);
+            }
         }
     });
 }
@@ -174,37 +191,101 @@ ARDENT_HD __forceinline__ void direct_store(Block& b, const DirectTile<Real>& t,
     });
 }
 
-// to[row] = sum_k m[row][k] from[k] for every line of the tile. A warp's lanes take one row of
-// 32 consecutive lines: their shared reads are consecutive and their matrix read is one entry.
+// Output pairs one thread computes at once (direct_forward_apply, direct_inverse_apply).
+inline constexpr int kDirectPairs = 4;
+
+// The cosine matrices' mirror symmetry, F[k][n-1-j] = (-1)^k F[k][j] and likewise I's rows,
+// halves the multiply-adds (the "partial butterfly" of video codecs' integer DCTs): a forward
+// output of even k is a sum over the h = n/2 mirrored sums x_j + x_{n-1-j}, one of odd k over
+// the differences, and the middle point of an odd line adds to the even outputs only (F[k][mid]
+// is zero for odd k). A warp's lanes take one pair of outputs of 32 consecutive lines: their
+// shared reads are consecutive and their matrix read is one entry, broadcast.
 #pragma nv_exec_check_disable
 template <typename Real, typename Block>
-ARDENT_HD __forceinline__ void direct_apply(Block& b, const DirectTile<Real>& t, const Real* m,
-                                            const Real* from, Real* to) {
-    // Four rows per thread: each point of the line is read from shared memory once for four
-    // multiply-adds (one per row), instead of once per multiply-add. Rows past n repeat the
-    // last row and are not stored.
-    constexpr int R = kDirectRows;
+ARDENT_HD __forceinline__ void direct_forward_apply(Block& b, const DirectTile<Real>& t,
+                                                    const Real* from, Real* to) {
+    constexpr int P = kDirectPairs;
     b.phase([&](int tid, DirectRegs&) {
-        const int mask = (1 << t.log2_lines) - 1;
-        const int items = ((t.n + R - 1) / R) << t.log2_lines;
+        const int n = t.n, h = n / 2, pairs = (n + 1) / 2, mask = (1 << t.log2_lines) - 1;
+        const int items = ((pairs + P - 1) / P) << t.log2_lines;
         for (int o = tid; o < items; o += dct_threads<Real>()) {
-            const int i = o & mask, row0 = (o >> t.log2_lines) * R;
+            const int i = o & mask, k0 = 2 * (o >> t.log2_lines) * P;
             if (t.first + i >= t.ls.count) continue;
-            const Real* mr[R];
+            // Rows past n repeat the last row and are not stored.
+            const Real* even[P];
+            const Real* odd[P];
 #pragma unroll
-            for (int r = 0; r < R; ++r)
-                mr[r] = m + (row0 + r < t.n ? row0 + r : t.n - 1) * t.n;
+            for (int r = 0; r < P; ++r) {
+                even[r] = t.forward + (k0 + 2 * r < n ? k0 + 2 * r : n - 1) * n;
+                odd[r] = t.forward + (k0 + 2 * r + 1 < n ? k0 + 2 * r + 1 : n - 1) * n;
+            }
             const Real* x = from + i;
-            Real s[R] = {};
-            for (int k = 0; k < t.n; ++k) {
-                const Real xk = x[k * t.pitch];
+            Real se[P] = {}, so[P] = {};
+            for (int j = 0; j < h; ++j) {
+                const Real a = x[j * t.pitch], c = x[(n - 1 - j) * t.pitch];
+                const Real sum = a + c, diff = a - c;
 #pragma unroll
-                for (int r = 0; r < R; ++r)
-                    s[r] += xk * read_only(mr[r] + k);
+                for (int r = 0; r < P; ++r) {
+                    se[r] += sum * read_only(even[r] + j);
+                    so[r] += diff * read_only(odd[r] + j);
+                }
+            }
+            if (n & 1) {
+                const Real mid = x[h * t.pitch];
+#pragma unroll
+                for (int r = 0; r < P; ++r)
+                    se[r] += mid * read_only(even[r] + h);
             }
 #pragma unroll
-            for (int r = 0; r < R; ++r)
-                if (row0 + r < t.n) to[(row0 + r) * t.pitch + i] = s[r];
+            for (int r = 0; r < P; ++r) {
+                if (k0 + 2 * r < n) to[(k0 + 2 * r) * t.pitch + i] = se[r];
+                if (k0 + 2 * r + 1 < n) to[(k0 + 2 * r + 1) * t.pitch + i] = so[r];
+            }
+        }
+    });
+}
+
+// The inverse: y_j = E_j + O_j and y_{n-1-j} = E_j - O_j, with E_j (O_j) the sum of row j's
+// terms of even (odd) k, for the first (n + 1) / 2 rows (O is zero on an odd line's middle row).
+#pragma nv_exec_check_disable
+template <typename Real, typename Block>
+ARDENT_HD __forceinline__ void direct_inverse_apply(Block& b, const DirectTile<Real>& t,
+                                                    const Real* from, Real* to) {
+    constexpr int P = kDirectPairs;
+    b.phase([&](int tid, DirectRegs&) {
+        const int n = t.n, rows = (n + 1) / 2, mask = (1 << t.log2_lines) - 1;
+        const int items = ((rows + P - 1) / P) << t.log2_lines;
+        for (int o = tid; o < items; o += dct_threads<Real>()) {
+            const int i = o & mask, j0 = (o >> t.log2_lines) * P;
+            if (t.first + i >= t.ls.count) continue;
+            const Real* row[P];
+#pragma unroll
+            for (int r = 0; r < P; ++r)
+                row[r] = t.inverse + (j0 + r < rows ? j0 + r : rows - 1) * n;
+            const Real* x = from + i;
+            Real e[P] = {}, od[P] = {};
+            int k = 0;
+            for (; k + 1 < n; k += 2) {
+                const Real xe = x[k * t.pitch], xo = x[(k + 1) * t.pitch];
+#pragma unroll
+                for (int r = 0; r < P; ++r) {
+                    e[r] += xe * read_only(row[r] + k);
+                    od[r] += xo * read_only(row[r] + k + 1);
+                }
+            }
+            if (k < n) {
+                const Real xe = x[k * t.pitch];
+#pragma unroll
+                for (int r = 0; r < P; ++r)
+                    e[r] += xe * read_only(row[r] + k);
+            }
+#pragma unroll
+            for (int r = 0; r < P; ++r) {
+                const int j = j0 + r;
+                if (j >= rows) continue;
+                to[j * t.pitch + i] = e[r] + od[r];
+                if (n - 1 - j != j) to[(n - 1 - j) * t.pitch + i] = e[r] - od[r];
+            }
         }
     });
 }
@@ -215,7 +296,7 @@ template <typename Real, typename Block>
 ARDENT_HD __forceinline__ void direct_forward_tile(Block& b, const DirectTile<Real>& t,
                                                    Real* data) {
     direct_load<Real>(b, t, data, nullptr);
-    direct_apply<Real>(b, t, t.forward, t.a, t.b);
+    direct_forward_apply<Real>(b, t, t.a, t.b);
     direct_store<Real>(b, t, t.b, data);
 }
 
@@ -226,7 +307,7 @@ template <typename Real, typename Block>
 ARDENT_HD __forceinline__ void direct_inverse_tile(Block& b, const DirectTile<Real>& t,
                                                    const Real* in, Real* out, Real* clear) {
     direct_load<Real>(b, t, in, clear);
-    direct_apply<Real>(b, t, t.inverse, t.a, t.b);
+    direct_inverse_apply<Real>(b, t, t.a, t.b);
     direct_store<Real>(b, t, t.b, out);
 }
 
@@ -239,7 +320,7 @@ ARDENT_HD __forceinline__ void direct_z_modes_tile(Block& b, const DirectTile<Re
     const auto coef = t.ls.coefs();
     const Real init_scale = static_cast<Real>(1.0 / (8.0 * static_cast<double>(coef.cells())));
     direct_load<Real>(b, t, data, nullptr);
-    direct_apply<Real>(b, t, t.forward, t.a, t.b);
+    direct_forward_apply<Real>(b, t, t.a, t.b);
     b.phase([&](int tid, DirectRegs&) {
         for (int e = tid; e < (t.n << t.log2_lines); e += dct_threads<Real>()) {
             int slot;
@@ -248,7 +329,7 @@ ARDENT_HD __forceinline__ void direct_z_modes_tile(Block& b, const DirectTile<Re
             t.b[slot] = advance_mode(m, g, coef(g), t.b[slot], init, init_scale);
         }
     });
-    direct_apply<Real>(b, t, t.inverse, t.b, t.a);
+    direct_inverse_apply<Real>(b, t, t.b, t.a);
     direct_store<Real>(b, t, t.a, data);
 }
 

@@ -41,13 +41,14 @@ inline constexpr int kClassHi = Class == 0   ? 7
                                              : 10;
 // Blocks per SM the compiler must leave registers for: the short lines' kernels run at half
 // occupancy; 16- and 32-point register DFTs need more registers, the z kernel's most. The direct
-// class's loops fit 8 blocks (32 registers a float thread) without spilling, so it runs at full
-// occupancy where its shared memory allows.
+// class's mirrored sums keep eight accumulators and their matrix rows: 5 blocks (48 registers a
+// float thread). At 8 blocks (32 registers) the z kernel spilled and took 136 us on the hall
+// against 111; at 4 (64 registers, no spill) 121.
 template <int Class, bool Z>
 inline constexpr int kClassMinBlocks = Class == 0   ? (Z ? 4 : 5)
                                        : Class == 1 ? (Z ? 2 : 3)
                                        : Class == 2 ? 1
-                                                    : 8;
+                                                    : 5;
 // The two kinds of group each class's launches split into: every side a power of two, or not.
 inline constexpr int kPure = 0;
 inline constexpr int kMixed = 1;
@@ -101,6 +102,9 @@ inline void add_dct_group(const GroupShape& s, long long offset, long long coef,
     g.shape = s;
     g.offset = offset;
     g.coef = coef;
+    g.by_x = FastDiv(static_cast<unsigned>(s.nx));
+    g.by_y = FastDiv(static_cast<unsigned>(s.ny));
+    g.by_cells = FastDiv(static_cast<unsigned>(s.nx * s.ny * s.nz));
     const int n[3] = {s.nx, s.ny, s.nz};
     const int kind = group_kind(s);
     for (int a = 0; a < 3; ++a) {

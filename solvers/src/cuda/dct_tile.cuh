@@ -259,9 +259,33 @@ ARDENT_HD __forceinline__ int side(const GroupShape& s, int axis) {
     return axis == 0 ? s.nx : axis == 1 ? s.ny : s.nz;
 }
 
+// Division of u < 2^31 by a divisor fixed on the host, as one widening multiply and a shift
+// (Granlund and Montgomery's method): m = floor(2^(31+L) / d) + 1 with L = ceil(log2 d) fits 32
+// bits, and m d = 2^(31+L) + e with e <= d makes the error u e / 2^(31+L) < 1 / d. The mixed
+// groups' index arithmetic divides every element by the sides; a hardware-less 32-bit division
+// is about twenty instructions.
+struct FastDiv {
+    unsigned d = 1, m = 0;
+    int shift = 0;
+
+    FastDiv() = default;
+    explicit FastDiv(unsigned divisor) : d(divisor) {
+        int l = 0;
+        while ((1ULL << l) < divisor)
+            ++l;
+        shift = 31 + l;
+        m = static_cast<unsigned>((1ULL << shift) / divisor + 1);
+    }
+    ARDENT_HD unsigned div(unsigned u) const {
+        return static_cast<unsigned>((static_cast<unsigned long long>(u) * m) >> shift);
+    }
+    ARDENT_HD unsigned mod(unsigned u) const { return u - div(u) * d; }
+};
+
 // A shape group as the DCT kernels see it: where its cells and coefficients start, the log2 of
 // its sides (-1 for a side that is not a power of two) and the first block of each axis's
-// launch; for the direct class's axes, the lines per block and the axis's matrices.
+// launch; for the direct class's axes, the lines per block and the axis's matrices; the
+// divisions by x, y and the cells that mixed groups' tiles take.
 struct DctGroup {
     GroupShape shape;
     long long offset;  // first cell (air index)
@@ -270,6 +294,7 @@ struct DctGroup {
     long long first_block[3];
     int log2_direct_lines[3];  // direct class: log2 of the lines a block takes
     int direct_matrix[3];      // direct class: offset of the forward matrix (direct_offset)
+    FastDiv by_x, by_y, by_cells;
 };
 
 // The lines along `axis` of a group, in an order where consecutive lines are consecutive x
@@ -323,37 +348,42 @@ struct Lines<false> {
     int ln;           // log2 of the points per line (-1 on a direct axis)
     long long count;  // lines in the group
     int axis;
-    int nx, ny, cells, stride;  // a partition's sides and cells, a line's point stride
+    int stride;                      // a line's point stride
+    unsigned xy, cells;              // a partition's cells in one z plane and in all
+    FastDiv by_x, by_y, by_cells;    // the group's (DctGroup)
 
     ARDENT_HD Lines(const DctGroup& g, int a)
         : ln(g.log2n[a]),
           count(0),
           axis(a),
-          nx(g.shape.nx),
-          ny(g.shape.ny),
-          cells(g.shape.nx * g.shape.ny * g.shape.nz),
           stride(a == 0   ? 1
-                 : a == 1 ? nx
-                          : nx * ny) {
+                 : a == 1 ? g.shape.nx
+                          : g.shape.nx * g.shape.ny),
+          xy(static_cast<unsigned>(g.shape.nx * g.shape.ny)),
+          cells(static_cast<unsigned>(g.shape.nx * g.shape.ny * g.shape.nz)),
+          by_x(g.by_x),
+          by_y(g.by_y),
+          by_cells(g.by_cells) {
         count = g.shape.count * (cells / side(g.shape, a));
     }
 
     ARDENT_HD long long base(long long l) const {
-        if (axis == 0) return l * nx;
-        const unsigned u = static_cast<unsigned>(l), ux = static_cast<unsigned>(nx),
-                       uy = static_cast<unsigned>(ny), x = u % ux, r = u / ux;
-        if (axis == 1) return static_cast<long long>(r) * (ux * uy) + x;
-        return static_cast<long long>(r / uy) * cells + static_cast<long long>(r % uy) * ux + x;
+        const unsigned u = static_cast<unsigned>(l);
+        if (axis == 0) return static_cast<long long>(u) * by_x.d;
+        const unsigned r = by_x.div(u), x = u - r * by_x.d;
+        if (axis == 1) return static_cast<long long>(r) * xy + x;
+        const unsigned p = by_y.div(r), y = r - p * by_y.d;
+        return static_cast<long long>(p) * cells + static_cast<long long>(y) * by_x.d + x;
     }
     ARDENT_HD long long step(int k) const { return static_cast<long long>(k) * stride; }
     struct Coefs {
-        unsigned n;
-        ARDENT_HD long long cells() const { return n; }
+        FastDiv by;
+        ARDENT_HD long long cells() const { return by.d; }
         ARDENT_HD long long operator()(long long g) const {
-            return static_cast<long long>(static_cast<unsigned>(g) % n);
+            return static_cast<long long>(by.mod(static_cast<unsigned>(g)));
         }
     };
-    ARDENT_HD Coefs coefs() const { return {static_cast<unsigned>(cells)}; }
+    ARDENT_HD Coefs coefs() const { return {by_cells}; }
 };
 
 template <typename Real, bool Pow2>
