@@ -1,6 +1,6 @@
 #include "materials_panel.h"
 
-#include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
@@ -41,18 +41,27 @@ MaterialsPanel::MaterialsPanel(Project* project, const MaterialLibrary* library,
             show_material(combo->currentText());
     });
 
-    // The selected material's coefficients.
-    auto* form = new QFormLayout();
+    // The selected material's coefficients, and beside them what its fitted wall absorbs: side
+    // by side, the fit costs the crowded panel (and the window's minimum height) nothing.
+    auto* grid = new QGridLayout();
     material_ = new QComboBox(this);
-    form->addRow(tr("Material"), material_);
+    grid->addWidget(new QLabel(tr("Material"), this), 0, 0);
+    grid->addWidget(material_, 0, 1, 1, 2);
     for (size_t b = 0; b < bands_.size(); ++b) {
         bands_[b] = new QDoubleSpinBox(this);
         bands_[b]->setRange(0.0, 1.0);
         bands_[b]->setDecimals(3);
         bands_[b]->setSingleStep(0.01);
-        form->addRow(tr("α %1 Hz").arg(kOctaveBandsHz[b]), bands_[b]);
+        const int row = static_cast<int>(b) + 1;
+        grid->addWidget(new QLabel(tr("α %1 Hz").arg(kOctaveBandsHz[b]), this), row, 0);
+        grid->addWidget(bands_[b], row, 1);
     }
-    layout->addLayout(form);
+    fit_ = new FitTable(this);
+    grid->addWidget(fit_, 1, 2, static_cast<int>(bands_.size()), 1, Qt::AlignTop);
+    grid->setColumnStretch(1, 2);
+    grid->setColumnStretch(2, 3);
+    layout->addLayout(grid);
+    layout->addWidget(fit_->warnings());
     auto* buttons = new QHBoxLayout();
     auto* save = new QPushButton(tr("Apply coefficients"), this);
     auto* add = new QPushButton(tr("New material…"), this);
@@ -69,6 +78,9 @@ MaterialsPanel::MaterialsPanel(Project* project, const MaterialLibrary* library,
     connect(save, &QPushButton::clicked, this, &MaterialsPanel::save_material);
     connect(add, &QPushButton::clicked, this, &MaterialsPanel::new_material);
     connect(project_, &Project::materialsChanged, this, &MaterialsPanel::rebuild);
+    // max_frequency has no signal of its own: every scene change looks, and the table refits only
+    // when the material or max_frequency differ from what it shows.
+    connect(project_, &Project::sceneChanged, this, &MaterialsPanel::refresh_fit);
 }
 
 void MaterialsPanel::rebuild() {
@@ -165,11 +177,24 @@ void MaterialsPanel::show_material(const QString& text) {
     if (name.startsWith(kLibraryPrefix)) name = name.mid(static_cast<int>(strlen(kLibraryPrefix)));
     const Scene& s = project_->scene();
     const int i = s.material_index(to_std(name));
-    if (i < 0) return;
-    const QSignalBlocker block(material_);
-    material_->setCurrentText(name);
-    for (size_t b = 0; b < bands_.size(); ++b)
-        bands_[b]->setValue(s.materials[static_cast<size_t>(i)].absorption_at(kOctaveBandsHz[b]));
+    if (i >= 0) {
+        const QSignalBlocker block(material_);
+        material_->setCurrentText(name);
+        for (size_t b = 0; b < bands_.size(); ++b)
+            bands_[b]->setValue(
+                s.materials[static_cast<size_t>(i)].absorption_at(kOctaveBandsHz[b]));
+    }
+    refresh_fit();
+}
+
+void MaterialsPanel::refresh_fit() {
+    const Scene& s = project_->scene();
+    const int i = s.material_index(to_std(material_->currentText()));
+    if (i < 0) {
+        fit_->show_nothing();  // no materials yet
+        return;
+    }
+    fit_->show_fit(s.materials[static_cast<size_t>(i)], s.simulation.max_frequency);
 }
 
 std::vector<AbsorptionBand> MaterialsPanel::panel_bands() const {

@@ -1,7 +1,8 @@
 // The material panel: every surface group of the model with the material its first matching
 // rule gives (groups no rule matches are listed first, marked, for assignment), a material
 // chooser per group offering the scene's materials and the bundled library of published
-// coefficients, and an editor for the six octave-band coefficients of the selected material.
+// coefficients, an editor for the six octave-band coefficients of the selected material, and
+// that material's fitted wall per band (FitTable) at the scene's max_frequency.
 // Every change goes through the Project, so it is undoable and saved in the scene file.
 #pragma once
 
@@ -13,6 +14,7 @@
 #include <QTableWidget>
 #include <QWidget>
 
+#include "fit_table.h"
 #include "material_library.h"
 #include "project.h"
 
@@ -24,6 +26,8 @@ class MaterialsPanel : public QWidget {
     MaterialsPanel(Project* project, const MaterialLibrary* library, QWidget* parent = nullptr);
 
     QTableWidget* groups_table() { return table_; }
+    FitTable* fit_table() { return fit_; }
+    QString shown_material() const { return material_->currentText(); }
     // Assigns a material by name (the scene's, else the library's) to a mesh group.
     bool assign(int group, const QString& material);
 
@@ -37,6 +41,7 @@ class MaterialsPanel : public QWidget {
   private:
     void rebuild();
     void show_material(const QString& name);
+    void refresh_fit();  // the fit of the material shown, at the scene's max_frequency
     void save_material();
     std::vector<AbsorptionBand> panel_bands() const;  // the six octave fields, as bands
     void new_material();
@@ -47,6 +52,7 @@ class MaterialsPanel : public QWidget {
     QLabel* summary_;
     QComboBox* material_;
     std::array<QDoubleSpinBox*, 6> bands_{};
+    FitTable* fit_;
     QLabel* source_;
     bool updating_ = false;
 };
