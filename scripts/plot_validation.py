@@ -7,6 +7,7 @@ Usage:
   ARDENT_VALIDATION_OUT=out/validation build/tests/test_convolution         # convolution
   ARDENT_VALIDATION_OUT=out/validation build/tests/test_partitioned_convolver
   ARDENT_VALIDATION_OUT=out/validation build/tests/test_analysis            # ISO 3382-1
+  ARDENT_VALIDATION_OUT=out/validation build/tests/test_bras_cr2            # BRAS CR2 (and _long)
   python3 scripts/plot_validation.py out/validation [-o docs/images]
 
 Each figure uses the long run's CSV when present and the CI run's (suffix _ci) otherwise; figures
@@ -358,6 +359,38 @@ def plot_rigid_boxes(folder, out):
     save(fig, out, "rigid-boxes", dpi=90, palette=True)
 
 
+def plot_bras_cr2(folder, out):
+    """The measured BRAS CR2 room (tests/test_bras_cr2*.cpp): simulated / measured T20 and EDT per
+    octave, one line per run the folder holds (bras_cr2_<solver>_<device>_<max_frequency>.csv)."""
+    import glob
+    runs = sorted(glob.glob(os.path.join(folder, "bras_cr2_*.csv")))
+    if not runs:
+        print("skip BRAS CR2 (no CSV)")
+        return
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
+    markers = "osD^v<>"
+    for i, path in enumerate(runs):
+        d = read_csv(path)
+        solver, device, f_max = os.path.basename(path)[len("bras_cr2_"):-4].split("_")
+        label = f"{solver.upper()} {device.upper() if device != 'cpu' else 'CPU'}, {f_max} Hz"
+        for ax, sim, meas in ((axes[0], "t20_s", "t20_measured_s"),
+                              (axes[1], "edt_s", "edt_measured_s")):
+            ax.plot(d["octave_hz"], [a / b for a, b in zip(d[sim], d[meas])],
+                    "-" + markers[i % len(markers)], ms=4, label=label)
+    for ax, name in zip(axes, ("T20", "EDT")):
+        ax.axhspan(0.9, 1.1, color="tab:green", alpha=0.12, label="within 10 %")
+        ax.axhline(1.0, color="k", lw=0.8)
+        ax.axvspan(100, 215, color="tab:gray", alpha=0.12, label="below Schroeder (not judged)")
+        log_frequency_axis(ax, 100, 1500)
+        ax.set_xlim(100, 1500)
+        ax.set_xlabel("octave (Hz)")
+        ax.set_title(f"BRAS CR2, LS01 to MP01-MP05: {name} simulated / measured", fontsize=9)
+    axes[0].set_ylabel("simulated / measured")
+    axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    save(fig, out, "bras-cr2", dpi=90, palette=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("folder", help="folder the tests wrote their CSVs into (ARDENT_VALIDATION_OUT)")
@@ -371,6 +404,7 @@ def main():
     plot_box(args.folder, args.out, "box_npow2",
              "Rigid box, several partitions, vs image sources", 10)
     plot_rigid_boxes(args.folder, args.out)
+    plot_bras_cr2(args.folder, args.out)
     plot_modes(args.folder, args.out, "modes_box", "Room modes, rigid box (several partitions)")
     plot_modes(args.folder, args.out, "modes_duct", "Axial modes, rigid duct (two partitions)")
     plot_reflection(args.folder, args.out)

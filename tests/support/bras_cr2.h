@@ -19,6 +19,7 @@
 #include "ardent/auralize/analysis.h"
 #include "ardent/auralize/audio_io.h"
 #include "ardent/preprocess/scene.h"
+#include "signal_tools.h"
 #include "test_support.h"
 
 namespace ardent::test {
@@ -147,6 +148,15 @@ inline std::vector<Cr2Band> bras_cr2_decays(const std::string& solver, double f_
                     b.edt / b.edt_measured);
         out.push_back(b);
     }
+    // For docs/validation.md's figure (scripts/plot_validation.py), with ARDENT_VALIDATION_OUT.
+    std::vector<std::vector<double>> cols(5);
+    for (const Cr2Band& b : out) {
+        for (size_t c = 0; c < 5; ++c)
+            cols[c].push_back(std::array{b.hz, b.t20, b.t20_measured, b.edt, b.edt_measured}[c]);
+    }
+    write_validation_csv("bras_cr2_" + solver + "_cpu_" + std::to_string(static_cast<int>(f_max)) +
+                             ".csv",
+                         {"octave_hz", "t20_s", "t20_measured_s", "edt_s", "edt_measured_s"}, cols);
     return out;
 }
 
