@@ -154,9 +154,9 @@ inline std::vector<Cr2Band> bras_cr2_decays(const std::string& solver, double f_
         for (size_t c = 0; c < 5; ++c)
             cols[c].push_back(std::array{b.hz, b.t20, b.t20_measured, b.edt, b.edt_measured}[c]);
     }
-    write_validation_csv("bras_cr2_" + solver + "_cpu_" + std::to_string(static_cast<int>(f_max)) +
-                             ".csv",
-                         {"octave_hz", "t20_s", "t20_measured_s", "edt_s", "edt_measured_s"}, cols);
+    write_validation_csv(
+        "bras_cr2_" + solver + "_cpu_" + std::to_string(static_cast<int>(f_max)) + ".csv",
+        {"octave_hz", "t20_s", "t20_measured_s", "edt_s", "edt_measured_s"}, cols);
     return out;
 }
 

@@ -348,9 +348,9 @@ struct Lines<false> {
     int ln;           // log2 of the points per line (-1 on a direct axis)
     long long count;  // lines in the group
     int axis;
-    int stride;                      // a line's point stride
-    unsigned xy, cells;              // a partition's cells in one z plane and in all
-    FastDiv by_x, by_y, by_cells;    // the group's (DctGroup)
+    int stride;                    // a line's point stride
+    unsigned xy, cells;            // a partition's cells in one z plane and in all
+    FastDiv by_x, by_y, by_cells;  // the group's (DctGroup)
 
     ARDENT_HD Lines(const DctGroup& g, int a)
         : ln(g.log2n[a]),
