@@ -151,8 +151,11 @@ inline std::vector<Cr2Band> bras_cr2_decays(const std::string& solver, double f_
     // For docs/validation.md's figure (scripts/plot_validation.py), with ARDENT_VALIDATION_OUT.
     std::vector<std::vector<double>> cols(5);
     for (const Cr2Band& b : out) {
-        for (size_t c = 0; c < 5; ++c)
-            cols[c].push_back(std::array{b.hz, b.t20, b.t20_measured, b.edt, b.edt_measured}[c]);
+        cols[0].push_back(b.hz);
+        cols[1].push_back(b.t20);
+        cols[2].push_back(b.t20_measured);
+        cols[3].push_back(b.edt);
+        cols[4].push_back(b.edt_measured);
     }
     write_validation_csv(
         "bras_cr2_" + solver + "_cpu_" + std::to_string(static_cast<int>(f_max)) + ".csv",
