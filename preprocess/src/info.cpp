@@ -31,8 +31,10 @@ nlohmann::ordered_json materials_json(const Scene& scene) {
         nlohmann::ordered_json bands = nlohmann::ordered_json::array();
         for (const FittedBand& b : f.bands)
             bands.push_back({{"centre_hz", b.hz},
+                             {"band_hz", {b.lo_hz, b.hi_hz}},
                              {"alpha", b.target},
                              {"fitted_alpha", b.fitted},
+                             {"fitted_alpha_at_centre", b.fitted_centre},
                              {"residual", b.residual()},
                              {"in_range", b.judged}});
         nlohmann::ordered_json branches = nlohmann::ordered_json::array();

@@ -114,6 +114,12 @@ std::vector<std::complex<double>> real_fft(std::span<const double> x, size_t n) 
     return forward(in);
 }
 
+std::vector<double> inverse_real_fft(const std::vector<std::complex<double>>& spectrum, size_t n) {
+    if (spectrum.size() != n / 2 + 1)
+        throw std::invalid_argument("inverse_real_fft: expected n / 2 + 1 bins");
+    return inverse(spectrum, n);
+}
+
 std::vector<double> bandpass(std::span<const double> x, double fs, double lo, double hi,
                              double taper) {
     if (x.empty()) return {};

@@ -17,6 +17,8 @@ size_t fast_fft_size(size_t n);
 
 // Spectrum of a real signal zero-padded to `n` samples (n >= x.size()): bins 0..n/2.
 std::vector<std::complex<double>> real_fft(std::span<const double> x, size_t n);
+// Its inverse: n real samples from bins 0..n/2 (normalised, so inverse(real_fft(x, n)) = x).
+std::vector<double> inverse_real_fft(const std::vector<std::complex<double>>& spectrum, size_t n);
 
 // Zero-phase band-pass: the signal, zero-padded to at least twice its length (so nothing wraps
 // around), is multiplied in the frequency domain by a real mask that is 1 on [lo, hi] and falls to

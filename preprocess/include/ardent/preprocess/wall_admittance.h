@@ -52,12 +52,15 @@ double real_admittance_for(double alpha);
 // normal-incidence absorption is alpha_n: how a "normal_absorption" band is read.
 double random_incidence_from_normal(double alpha_n);
 
-// A fitted band: the coefficient asked for at its centre and what the fitted wall gives there.
+// A fitted band: the coefficient asked for and the fitted wall's average over the band (uniform in
+// frequency, as band-limited white noise excites it), and its value at the centre.
 struct FittedBand {
-    double hz = 0;
+    double hz = 0;                // centre
+    double lo_hz = 0, hi_hz = 0;  // edges: halfway (in log frequency) to the neighbouring bands
     double target = 0;
-    double fitted = 0;
-    bool judged = false;  // inside the simulated range [0.05 f_max, f_max]
+    double fitted = 0;         // band average
+    double fitted_centre = 0;  // at the centre
+    bool judged = false;       // inside the simulated range [0.05 f_max, f_max]
     double residual() const { return fitted - target; }
     // Within 0.02 absolute or 10 % relative, whichever is larger (spec section 3).
     bool within_tolerance() const;
@@ -71,6 +74,9 @@ struct WallFit {
     std::vector<std::string> warnings;     // unreachable coefficients, bands the fit misses
     double lowest_hz = 0, highest_hz = 0;  // the range the fit is judged on
 };
+
+// The wall's random-incidence absorption averaged over [lo_hz, hi_hz], uniformly in frequency.
+double band_absorption(const WallAdmittance& y, double lo_hz, double hi_hz);
 
 // Fits the wall of material `m` for a simulation up to max_frequency.
 WallFit fit_wall(const Material& m, double max_frequency);
