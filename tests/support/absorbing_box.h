@@ -284,7 +284,13 @@ inline std::vector<BoxDecay> absorbing_box_decays(const AbsorbingBox& b, const S
         const auto n = static_cast<double>(b.receivers.size());
         if (counts[hz] != static_cast<int>(b.receivers.size()) || hz > 0.7 * b.f_max) continue;
         const double schroeder = 2000 * std::sqrt(acc[1] / n / volume);
-        if (exact_hz[hz] / std::sqrt(2.0) < schroeder) continue;
+        if (exact_hz[hz] / std::sqrt(2.0) < schroeder) {
+            std::printf(
+                "[ measured ]   %4.0f Hz not judged: lower edge below the Schroeder frequency "
+                "%.0f Hz (T20 %.3f s vs %.3f s, EDT %.3f s vs %.3f s)\n",
+                hz, schroeder, acc[0] / n, acc[1] / n, acc[2] / n, acc[3] / n);
+            continue;
+        }
         out.push_back({hz, acc[0] / n, acc[1] / n, acc[2] / n, acc[3] / n});
     }
     std::printf("[ measured ] %s\n", describe(b).c_str());
