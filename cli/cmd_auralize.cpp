@@ -191,8 +191,8 @@ Action add_auralize(CLI::App& app) {
                                  " is a listener grid: give --listener x,y,z "
                                  "(metres, model axes) within " +
                                  fmt_point(grid.lower()) + " to " + fmt_point(grid.upper()));
-            if (grid.sample_rate() < auralize::kMinSampleRate ||
-                grid.sample_rate() > auralize::kMaxSampleRate)
+            // A grid is stored at its band's rate (format 3: a few kHz), resampled below.
+            if (grid.sample_rate() > auralize::kMaxSampleRate)
                 throw InputError("listener grid " + quoted(ir_path) + " has a sample rate of " +
                                  std::to_string(grid.sample_rate()) + " Hz");
             foa = auralize::encode_foa(grid, *listener, orientation);

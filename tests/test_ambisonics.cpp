@@ -266,8 +266,11 @@ TEST(Ambisonics, GridFilesAreChecked) {
     expect_refused(dir / "off.h5", "lattice");
     ASSERT_TRUE(write_grid_file(dir / "empty.h5", {}, kFs, 0.1));
     expect_refused(dir / "empty.h5", "no points");
+    ASSERT_TRUE(write_grid_file(dir / "v9.h5", pts, kFs, 0.1, "S1", "ardent-grid/9"));
+    expect_refused(dir / "v9.h5", "format");
+    // Format 3 (the band's rate) must say what rate its readers resample to.
     ASSERT_TRUE(write_grid_file(dir / "v3.h5", pts, kFs, 0.1, "S1", "ardent-grid/3"));
-    expect_refused(dir / "v3.h5", "format");
+    expect_refused(dir / "v3.h5", "output_sample_rate");
     // Format 2 without its gradient datasets.
     ASSERT_TRUE(write_grid_file(dir / "v2.h5", pts, kFs, 0.1, "S1", "ardent-grid/2"));
     expect_refused(dir / "v2.h5", "gradient_spacing");

@@ -206,14 +206,30 @@ TEST_F(SimulateCli, WritesIrGridAndResult) {
     EXPECT_GT(pdims[0], 0u);
     EXPECT_EQ(pdims[1], 3u);
     EXPECT_EQ(idims[0], pdims[0]);
-    EXPECT_EQ(idims[1], 2400u);
-    EXPECT_EQ(h5_double_attr(f, "sample_rate"), 48000.0);
+    // Format 3: stored at the band's rate, the simulation rate divided by the largest whole
+    // number that keeps it at least 2.5 max_frequency, and compressed.
+    const double sim_rate = 1.0 / j["solver"]["dt"].get<double>();
+    const double band_rate = h5_double_attr(f, "sample_rate");
+    const double factor = std::round(sim_rate / band_rate);
+    EXPECT_NEAR(band_rate * factor, sim_rate, 1e-9 * sim_rate);
+    EXPECT_GE(band_rate, 2.5 * 300);
+    EXPECT_LT(sim_rate / (factor + 1), 2.5 * 300);
+    EXPECT_EQ(idims[1], static_cast<hsize_t>(std::llround(0.05 * band_rate)));
+    EXPECT_EQ(h5_double_attr(f, "output_sample_rate"), 48000.0);
+    EXPECT_EQ(h5_double_attr(f, "max_frequency"), 300.0);
+    {
+        const hid_t d = H5Dopen2(f, "ir", H5P_DEFAULT);
+        const hid_t dcpl = H5Dget_create_plist(d);
+        EXPECT_GE(H5Pget_nfilters(dcpl), 2);  // shuffle, deflate
+        H5Pclose(dcpl);
+        H5Dclose(d);
+    }
     EXPECT_NEAR(h5_double_attr(f, "grid_spacing"), 4 * j["grid"]["h"].get<double>(), 1e-12);
     EXPECT_EQ(h5_string_attr(f, "scene_hash"), j["scene"]["hash"].get<std::string>());
-    // Format 2: the gradient of every point from the cells next to it (one-cell differences).
-    EXPECT_EQ(h5_string_attr(f, "format"), "ardent-grid/2");
+    // The gradient of every point from the cells next to it (one-cell differences).
+    EXPECT_EQ(h5_string_attr(f, "format"), "ardent-grid/3");
     EXPECT_NEAR(h5_double_attr(f, "gradient_spacing"), j["grid"]["h"].get<double>(), 1e-12);
-    EXPECT_EQ(h5_dims(f, "gradient"), (std::vector<hsize_t>{pdims[0], 3, 2400}));
+    EXPECT_EQ(h5_dims(f, "gradient"), (std::vector<hsize_t>{pdims[0], 3, idims[1]}));
     EXPECT_EQ(h5_dims(f, "gradient_kind"), (std::vector<hsize_t>{pdims[0], 3}));
     {
         const hid_t d = H5Dopen2(f, "ir", H5P_DEFAULT);

@@ -110,11 +110,13 @@ void IrGrid::open(const fs::path& file) {
     if (file_id_ < 0) bad(file, "HDF5 cannot open it");
     const hid_t f = file_id_;
     const auto format = attr_string(f, "format");
-    if (!format || (*format != "ardent-grid/1" && *format != "ardent-grid/2"))
+    if (!format ||
+        (*format != "ardent-grid/1" && *format != "ardent-grid/2" && *format != "ardent-grid/3"))
         bad(file,
-            "attribute 'format' is not \"ardent-grid/1\" or \"ardent-grid/2\" (not written by "
-            "ardent simulate?)");
-    const bool v2 = *format == "ardent-grid/2";
+            "attribute 'format' is not \"ardent-grid/1\", \"ardent-grid/2\" or \"ardent-grid/3\" "
+            "(not written by ardent simulate?)");
+    // Format 3 is format 2 stored at the band's rate (compressed), with the output rate beside.
+    const bool v2 = *format != "ardent-grid/1";
     const auto fs_attr = attr_double(f, "sample_rate");
     const auto spacing = attr_double(f, "grid_spacing");
     if (!fs_attr || !std::isfinite(*fs_attr) || *fs_attr <= 0)
@@ -122,6 +124,13 @@ void IrGrid::open(const fs::path& file) {
     if (!spacing || !std::isfinite(*spacing) || *spacing <= 0)
         bad(file, "attribute 'grid_spacing' is missing or not positive");
     sample_rate_ = *fs_attr;
+    output_sample_rate_ = sample_rate_;
+    if (*format == "ardent-grid/3") {
+        const auto out_fs = attr_double(f, "output_sample_rate");
+        if (!out_fs || !std::isfinite(*out_fs) || *out_fs <= 0)
+            bad(file, "attribute 'output_sample_rate' is missing or not positive");
+        output_sample_rate_ = *out_fs;
+    }
     spacing_ = *spacing;
     source_ = attr_string(f, "source").value_or("");
 

@@ -359,22 +359,33 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                         kinds[i][ua] = static_cast<std::int8_t>((minus ? 1 : 0) + (plus ? 1 : 0));
                     }
                 }
-                const auto samples = static_cast<size_t>(std::llround(duration * fs_out));
-                GridFileInfo info{
-                    src_name, static_cast<double>(fs_out), g.h * scene.listener_grid_every,
-                    g.h,      scene.listener_grid_every,   hash};
+                // Stored at the band's rate (grid_decimator), not the output rate: a fraction of
+                // the samples, and no per-signal converter.
+                const audio::IrDecimator band = grid_decimator(dt, scene.simulation.max_frequency);
+                const auto samples = static_cast<size_t>(std::llround(duration * band.rate_out()));
+                GridFileInfo info;
+                info.source = src_name;
+                info.sample_rate = band.rate_out();
+                info.output_sample_rate = static_cast<double>(fs_out);
+                info.max_frequency = scene.simulation.max_frequency;
+                info.grid_spacing = g.h * scene.listener_grid_every;
+                info.gradient_spacing = g.h;
+                info.every = scene.listener_grid_every;
+                info.scene_hash = hash;
                 GridWriter grid(dir.tmp() / "grid" / (safe_name(src_name) + ".h5"), pos, kinds,
                                 samples, info);
-                // Each point's IR and three gradient IRs are resampled independently (most of
-                // the writing time): a batch of points at a time on every worker thread, written
-                // in order.
+                // Each point's IR and three gradient IRs are filtered, decimated and compressed
+                // independently: a batch of points at a time on every worker thread, written in
+                // order.
                 const size_t workers =
                     settings.threads > 0 ? static_cast<size_t>(settings.threads)
                                          : std::max<size_t>(1, std::thread::hardware_concurrency());
                 const size_t batch = 16 * workers;
-                std::vector<std::array<std::vector<float>, 4>> rows(batch);
-                const auto deliver_point = [&](size_t i, std::array<std::vector<float>, 4>& out) {
-                    out[0] = delivery.deliver(std::span<const float>(recorded[i]));
+                std::vector<GridWriter::EncodedPoint> rows(batch);
+                const auto deliver_point = [&](size_t i, GridWriter::EncodedPoint& out) {
+                    const std::vector<float> ir =
+                        delivery.deliver(std::span<const float>(recorded[i]), band);
+                    std::array<std::vector<float>, 3> gradient;
                     std::vector<float> diff;
                     for (size_t a = 0; a < 3; ++a) {
                         const auto& lo = recorded[ends[i][a][0]];
@@ -387,8 +398,9 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                                 diff[n] = static_cast<float>(
                                     (static_cast<double>(hi[n]) - static_cast<double>(lo[n])) /
                                     span);
-                        out[a + 1] = delivery.deliver(std::span<const float>(diff));
+                        gradient[a] = delivery.deliver(std::span<const float>(diff), band);
                     }
+                    out = grid.encode(ir, {gradient[0], gradient[1], gradient[2]});
                 };
                 for (size_t i0 = 0; i0 < lc.points; i0 += batch) {
                     const size_t n = std::min(batch, lc.points - i0);
@@ -407,11 +419,8 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                         t.join();
                     for (auto& e : errors)
                         if (e) std::rethrow_exception(e);
-                    for (size_t k = 0; k < n; ++k) {
-                        grid.write_row(i0 + k, rows[k][0]);
-                        for (int a = 0; a < 3; ++a)
-                            grid.write_gradient(i0 + k, a, rows[k][static_cast<size_t>(a) + 1]);
-                    }
+                    for (size_t k = 0; k < n; ++k)
+                        grid.write_point(i0 + k, rows[k]);
                     stop_point(stop);
                 }
                 grid.close();

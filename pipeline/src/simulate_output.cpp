@@ -2,9 +2,11 @@
 
 #include <hdf5.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <type_traits>
 
@@ -193,6 +195,22 @@ std::vector<float> IrDelivery::deliver(std::span<const float> signal) const {
     return out;
 }
 
+std::vector<float> IrDelivery::deliver(std::span<const float> signal,
+                                       const audio::IrDecimator& band) const {
+    const size_t skip = std::min(signal.size(), skip_);
+    const std::vector<float> ir = filter_.apply(signal.subspan(skip));
+    return band.apply(ir, static_cast<size_t>(std::llround(duration_ * band.rate_out())));
+}
+
+audio::IrDecimator grid_decimator(double dt, double max_frequency) {
+    const double fs = 1.0 / dt;
+    const size_t factor = audio::decimation_factor(fs, 2.5 * max_frequency);
+    // The pass band: max_frequency, or a little less where the simulation rate itself is close
+    // to it (a decimator needs its pass band below its output's Nyquist frequency).
+    const double pass = std::min(max_frequency, 0.45 * fs / static_cast<double>(factor));
+    return audio::IrDecimator(fs, factor, pass);
+}
+
 std::vector<float> IrDelivery::deliver(std::span<const double> signal) const {
     std::vector<float> f(signal.size());
     for (size_t i = 0; i < f.size(); ++i)
@@ -282,12 +300,23 @@ GridWriter::GridWriter(const fs::path& file, const std::vector<Vec3>& positions,
 
     // /ir N x T and /gradient N x 3 x T, chunked by point: rows are written and typically read
     // one point at a time.
+    // Shuffled and deflated (level 1: most of the gain for little time; HDF5's own filters,
+    // which h5py reads without plugins).
+    // The chunks are compressed by the caller's threads (encode()) and written as they are.
+    compressed_ =
+        H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 && H5Zfilter_avail(H5Z_FILTER_SHUFFLE) > 0;
+    const auto compress = [this](hid_t dcpl) {
+        if (!compressed_) return;
+        H5Pset_shuffle(dcpl);
+        H5Pset_deflate(dcpl, 1);
+    };
     hsize_t idims[2] = {rows_, samples_};
     space = H5Screate_simple(2, idims, nullptr);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     if (rows_ > 0 && samples_ > 0) {
         hsize_t chunk[2] = {1, samples_};
         H5Pset_chunk(dcpl, 2, chunk);
+        compress(dcpl);
     }
     ir_id_ = H5Dcreate2(f, "ir", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     H5Pclose(dcpl);
@@ -300,6 +329,7 @@ GridWriter::GridWriter(const fs::path& file, const std::vector<Vec3>& positions,
     if (rows_ > 0 && samples_ > 0) {
         hsize_t chunk[3] = {1, 3, samples_};
         H5Pset_chunk(dcpl, 3, chunk);
+        compress(dcpl);
     }
     gradient_id_ = H5Dcreate2(f, "gradient", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     H5Pclose(dcpl);
@@ -307,40 +337,64 @@ GridWriter::GridWriter(const fs::path& file, const std::vector<Vec3>& positions,
     h5_check(gradient_id_ >= 0, file, "create /gradient");
 
     attr_double(f, "sample_rate", info.sample_rate, file);
+    attr_double(f, "output_sample_rate", info.output_sample_rate, file);
+    attr_double(f, "max_frequency", info.max_frequency, file);
     attr_double(f, "grid_spacing", info.grid_spacing, file);
     attr_double(f, "gradient_spacing", info.gradient_spacing, file);
     attr_string(f, "scene_hash", info.scene_hash, file);
     attr_string(f, "source", info.source, file);
     attr_int(f, "every", info.every, file);
-    attr_string(f, "format", "ardent-grid/2", file);
+    attr_string(f, "format", "ardent-grid/3", file);
 }
 
-void GridWriter::write_gradient(size_t i, int axis, std::span<const float> gradient) {
-    h5_check(gradient.size() == samples_ && i < rows_ && axis >= 0 && axis < 3 && gradient_id_ >= 0,
-             file_, "write a gradient row");
-    if (samples_ == 0) return;
-    const hid_t fspace = H5Dget_space(gradient_id_);
-    hsize_t start[3] = {i, static_cast<hsize_t>(axis), 0}, count[3] = {1, 1, samples_};
-    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, nullptr, count, nullptr);
-    const hid_t mspace = H5Screate_simple(3, count, nullptr);
-    const bool ok =
-        H5Dwrite(gradient_id_, H5T_NATIVE_FLOAT, mspace, fspace, H5P_DEFAULT, gradient.data()) >= 0;
-    H5Sclose(mspace);
-    H5Sclose(fspace);
-    h5_check(ok, file_, "write /gradient");
+std::vector<unsigned char> GridWriter::encode_chunk(const std::vector<float>& values) const {
+    const size_t bytes = values.size() * sizeof(float);
+    std::vector<unsigned char> raw(bytes);
+    const auto* in = reinterpret_cast<const unsigned char*>(values.data());
+    if (!compressed_) {
+        std::memcpy(raw.data(), in, bytes);
+        return raw;
+    }
+    // HDF5's shuffle filter: byte j of every element together, then deflate (a zlib stream, as
+    // H5Z_FILTER_DEFLATE writes and reads it).
+    const size_t n = values.size();
+    for (size_t e = 0; e < n; ++e)
+        for (size_t j = 0; j < sizeof(float); ++j)
+            raw[j * n + e] = in[e * sizeof(float) + j];
+    uLongf size = compressBound(static_cast<uLong>(bytes));
+    std::vector<unsigned char> out(size);
+    const int rc = compress2(out.data(), &size, raw.data(), static_cast<uLong>(bytes), 1);
+    h5_check(rc == Z_OK, file_, "compress a chunk");
+    out.resize(size);
+    return out;
 }
 
-void GridWriter::write_row(size_t i, std::span<const float> ir) {
-    h5_check(ir.size() == samples_ && i < rows_ && ir_id_ >= 0, file_, "write an IR row");
+GridWriter::EncodedPoint GridWriter::encode(
+    std::span<const float> ir, const std::array<std::span<const float>, 3>& gradient) const {
+    h5_check(ir.size() == samples_, file_, "encode an IR row");
+    EncodedPoint p;
+    p.ir = encode_chunk(std::vector<float>(ir.begin(), ir.end()));
+    std::vector<float> g(3 * samples_);
+    for (size_t a = 0; a < 3; ++a) {
+        h5_check(gradient[a].size() == samples_, file_, "encode a gradient row");
+        std::copy(gradient[a].begin(), gradient[a].end(),
+                  g.begin() + static_cast<long>(a * samples_));
+    }
+    p.gradient = encode_chunk(g);
+    return p;
+}
+
+void GridWriter::write_point(size_t i, const EncodedPoint& point) {
+    h5_check(i < rows_ && ir_id_ >= 0 && gradient_id_ >= 0, file_, "write a point");
     if (samples_ == 0) return;
-    const hid_t fspace = H5Dget_space(ir_id_);
-    hsize_t start[2] = {i, 0}, count[2] = {1, samples_};
-    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, nullptr, count, nullptr);
-    const hid_t mspace = H5Screate_simple(2, count, nullptr);
-    const bool ok = H5Dwrite(ir_id_, H5T_NATIVE_FLOAT, mspace, fspace, H5P_DEFAULT, ir.data()) >= 0;
-    H5Sclose(mspace);
-    H5Sclose(fspace);
+    // Chunks of one point: /ir {1, T} at (i, 0), /gradient {1, 3, T} at (i, 0, 0); filter mask 0
+    // (every filter of the dataset applied).
+    const hsize_t ir_at[2] = {i, 0}, g_at[3] = {i, 0, 0};
+    bool ok = H5Dwrite_chunk(ir_id_, H5P_DEFAULT, 0, ir_at, point.ir.size(), point.ir.data()) >= 0;
     h5_check(ok, file_, "write /ir");
+    ok = H5Dwrite_chunk(gradient_id_, H5P_DEFAULT, 0, g_at, point.gradient.size(),
+                        point.gradient.data()) >= 0;
+    h5_check(ok, file_, "write /gradient");
 }
 
 void GridWriter::close() {

@@ -23,10 +23,11 @@ bool is_hdf5_file(const std::filesystem::path& file);
 
 class IrGrid {
   public:
-    // Opens and checks the file: attribute format "ardent-grid/1" or "ardent-grid/2", /positions
+    // Opens and checks the file: attribute format "ardent-grid/1", "/2" or "/3", /positions
     // N x 3 and /ir N x T with N, T > 0, positive sample_rate and grid_spacing, points on one
-    // lattice; format 2 also /gradient N x 3 x T, /gradient_kind N x 3 (values 0-2) and a positive
-    // gradient_spacing. Throws InputError naming the file and what is wrong.
+    // lattice; formats 2 and 3 also /gradient N x 3 x T, /gradient_kind N x 3 (values 0-2) and a
+    // positive gradient_spacing; format 3 a positive output_sample_rate. Throws InputError naming
+    // the file and what is wrong.
     explicit IrGrid(const std::filesystem::path& file);
     ~IrGrid();
     IrGrid(const IrGrid&) = delete;
@@ -35,7 +36,11 @@ class IrGrid {
     const std::filesystem::path& file() const { return file_; }
     size_t size() const { return positions_.size(); }
     size_t samples() const { return samples_; }
+    // The rate the IRs are stored at (format 3: the band's rate, below the output rate; readers
+    // resample, resample.h) and the scene's output rate, the receiver WAVs' (formats 1 and 2:
+    // the same).
     double sample_rate() const { return sample_rate_; }
+    double output_sample_rate() const { return output_sample_rate_; }
     double spacing() const { return spacing_; }  // metres between neighbouring points
     const std::string& source() const { return source_; }
     const std::vector<Point>& positions() const { return positions_; }
@@ -68,7 +73,7 @@ class IrGrid {
     std::vector<std::array<std::int8_t, 3>> gradient_kind_;
     std::vector<Point> positions_;
     size_t samples_ = 0;
-    double sample_rate_ = 0, spacing_ = 0;
+    double sample_rate_ = 0, output_sample_rate_ = 0, spacing_ = 0;
     std::string source_;
     Point lower_{}, upper_{};
     std::unordered_map<std::uint64_t, size_t> index_;  // packed lattice coordinates -> point

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ardent/auralize/air_absorption.h"
+#include "ardent/auralize/decimate.h"
 #include "ardent/preprocess/scene.h"
 #include "ardent/preprocess/vec.h"
 
@@ -62,13 +63,16 @@ std::string scene_hash(const Scene& scene);
 // band-limited sub-sample advance, so that time zero is the emission to a small fraction of a
 // step), filtered by the air's absorption over the travel time (auralize::PropagationFilter),
 // resampled to `fs_out` keeping the IR convention (resample_ir), cut to round(duration * fs_out)
-// samples. Made once per source; deliver() is thread-safe.
+// samples. Made once per source; deliver() is thread-safe. The listener grid is delivered at its
+// band rate instead: decimated by `band` (designed once per run), round(duration * its rate)
+// samples.
 class IrDelivery {
   public:
     IrDelivery(double dt, double delay, double fs_out, double duration, const Atmosphere& air,
                double speed_of_sound);
     std::vector<float> deliver(std::span<const double> signal) const;
     std::vector<float> deliver(std::span<const float> signal) const;
+    std::vector<float> deliver(std::span<const float> signal, const audio::IrDecimator& band) const;
 
   private:
     double dt_, fs_out_, duration_;
@@ -77,9 +81,15 @@ class IrDelivery {
 };
 size_t steps_needed(double dt, double delay, double duration);
 
+// The listener grid's rate: the simulation rate 1 / dt divided by the largest whole number that
+// keeps it at least 2.5 max_frequency (docs/output-format.md).
+audio::IrDecimator grid_decimator(double dt, double max_frequency);
+
 struct GridFileInfo {
     std::string source;
-    double sample_rate = 0;
+    double sample_rate = 0;         // the stored rate (the band rate)
+    double output_sample_rate = 0;  // the scene's output.sample_rate, the receiver WAVs' rate
+    double max_frequency = 0;
     double grid_spacing = 0;      // m: h * listener_grid.every
     double gradient_spacing = 0;  // m: h, the half-width of the gradient's central difference
     int every = 0;
@@ -90,9 +100,10 @@ struct GridFileInfo {
 // (a neighbour is not air), 0 none (neither is).
 using GradientKinds = std::array<std::int8_t, 3>;
 
-// Writes `grid/<source>.h5` (format ardent-grid/2, docs/output-format.md): /positions N x 3
-// float64, /ir N x T float32, /gradient N x 3 x T float32 and /gradient_kind N x 3 int8,
-// attributes sample_rate, grid_spacing, gradient_spacing, scene_hash, source, every, format.
+// Writes `grid/<source>.h5` (format ardent-grid/3, docs/output-format.md): /positions N x 3
+// float64, /ir N x T float32, /gradient N x 3 x T float32 (chunked by point, shuffled and
+// deflated) and /gradient_kind N x 3 int8, attributes sample_rate, output_sample_rate,
+// max_frequency, grid_spacing, gradient_spacing, scene_hash, source, every, format.
 // Errors are InputErrors naming the file.
 class GridWriter {
   public:
@@ -101,15 +112,25 @@ class GridWriter {
     ~GridWriter();
     GridWriter(const GridWriter&) = delete;
     GridWriter& operator=(const GridWriter&) = delete;
-    void write_row(size_t i, std::span<const float> ir);
-    // The gradient IR of point i along model axis `axis` (Pa/m, the IR convention).
-    void write_gradient(size_t i, int axis, std::span<const float> gradient);
+    // One point's rows as the file stores them: its IR and its three gradient IRs (Pa/m, the IR
+    // convention; model axes x, y, z), each T samples, shuffled and deflated as HDF5's filters
+    // would (zlib, level 1). Thread-safe: the worker threads compress, and write_point() hands
+    // the chunks to HDF5 as they are (one thread), so compression does not serialise the write.
+    struct EncodedPoint {
+        std::vector<unsigned char> ir, gradient;
+    };
+    EncodedPoint encode(std::span<const float> ir,
+                        const std::array<std::span<const float>, 3>& gradient) const;
+    void write_point(size_t i, const EncodedPoint& point);
     void close();
 
   private:
+    std::vector<unsigned char> encode_chunk(const std::vector<float>& values) const;
+
     std::filesystem::path file_;
     std::int64_t file_id_ = -1, ir_id_ = -1, gradient_id_ = -1;  // hid_t
     size_t rows_ = 0, samples_ = 0;
+    bool compressed_ = false;
 };
 
 }  // namespace ardent::pipeline
