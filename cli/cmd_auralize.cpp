@@ -275,25 +275,19 @@ Action add_auralize(CLI::App& app) {
                                  ? auralize::Pairing::MonoSource
                                  : auralize::Pairing::ByChannel;
         // Measured FFT plans convolve up to twice as fast as estimated ones, but measuring a large
-        // size takes seconds: worth it only when the result is kept for later runs.
-        bool measure = false;
+        // size takes seconds: the cache's measured plan if it has one, else an estimated plan now
+        // and the size measured in the background for later runs.
+        bool learn = false;
         if (!o->no_fft_cache) {
             for (const auto& w : auralize::enable_plan_cache(auralize::default_plan_cache_dir()))
                 std::fprintf(stderr, "ardent: warning: %s\n", w.c_str());
-            measure = auralize::plan_cache_enabled();
+            learn = auralize::plan_cache_enabled();
         }
-        auralize::Rendered r = auralize::convolve_audio(
-            dry, irs, pairing, {.threads = threads, .measure_fft = measure});
-        {
-            const auto cache = auralize::take_plan_cache_report();
-            for (const auto& w : cache.warnings)
-                std::fprintf(stderr, "ardent: warning: %s\n", w.c_str());
-            if (cache.measured > 0)
-                std::printf(
-                    "FFT plans measured for this transform size (%.1f s, once): cached in "
-                    "%s for later runs\n",
-                    cache.measuring_seconds, auralize::default_plan_cache_dir().c_str());
-        }
+        auralize::Rendered r =
+            auralize::convolve_audio(dry, irs, pairing, {.threads = threads, .learn_fft = learn});
+        const auto cache = auralize::take_plan_cache_report();
+        for (const auto& w : cache.warnings)
+            std::fprintf(stderr, "ardent: warning: %s\n", w.c_str());
         if (r.downmixed)
             std::printf("the %d-channel dry signal was mixed to mono (it is one source)\n",
                         dry.channels);
@@ -325,6 +319,11 @@ Action add_auralize(CLI::App& app) {
             std::printf(", loudness %.1f LUFS", auralize::integrated_loudness(r.audio, role));
         if (change.applied) std::printf(" (normalised by %+.1f dB)", change.gain_db);
         std::printf("\n");
+        if (!cache.to_measure.empty() && measure_fft_plans_in_background(cache.to_measure))
+            std::printf(
+                "FFT plans for this transform size are being measured in the background (once), "
+                "for later runs: cached in %s\n",
+                auralize::default_plan_cache_dir().c_str());
         return 0;
     };
 }

@@ -3,7 +3,9 @@
 // main() turns into messages and exit codes 2 / 3.
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -16,5 +18,9 @@ Action add_voxelize(CLI::App& app);
 Action add_simulate(CLI::App& app);
 Action add_analyze(CLI::App& app);
 Action add_auralize(CLI::App& app);
+Action add_fft_plans(CLI::App& app);
+
+// Starts `ardent fft-plans SIZES...` detached in the background; false if it could not start.
+bool measure_fft_plans_in_background(const std::vector<size_t>& sizes);
 
 }  // namespace ardent::cli

@@ -145,8 +145,11 @@ void convolve_into(std::span<const StridedSignal> signals,
     const size_t valid = n - m + 1;
     const size_t blocks = (out_len + valid - 1) / valid;
     // In-place transforms: each block touches one array of n + 2 floats per thread.
-    const detail::RealFft fft(
-        n, options.measure_fft ? detail::Planning::Measure : detail::Planning::Estimate, true);
+    const detail::RealFft fft(n,
+                              options.measure_fft ? detail::Planning::Measure
+                              : options.learn_fft ? detail::Planning::Learn
+                                                  : detail::Planning::Estimate,
+                              true);
     const size_t bins = fft.bins();
 
     // Filter spectra, scaled by 1/n so the unnormalised inverse transform returns y itself.

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <climits>
@@ -37,6 +38,7 @@ struct PlanCache {
     std::vector<std::string> warnings;
     size_t measured = 0;
     double measuring_seconds = 0;
+    std::vector<size_t> to_measure;  // sizes planned by Learn with no measured plan yet
 };
 
 PlanCache& cache() {
@@ -217,9 +219,10 @@ RealFft::RealFft(size_t n, Planning planning, bool in_place) : n_(n) {
     };
     PlanCache& c = cache();
     bool from_wisdom = false;
-    if (planning == Planning::Measure && c.enabled) {
-        // Plans already in the wisdom come back at once; only new sizes are measured and saved.
-        make(flags | FFTW_WISDOM_ONLY);
+    if (planning != Planning::Estimate && c.enabled) {
+        // Plans already in the wisdom come back at once; only new sizes are measured and saved
+        // (Measure) or noted for measuring later (Learn).
+        make(FFTW_MEASURE | FFTW_WISDOM_ONLY);
         from_wisdom = forward_ && inverse_;
         if (!from_wisdom) {
             if (forward_) fftwf_destroy_plan(forward_);
@@ -228,6 +231,9 @@ RealFft::RealFft(size_t n, Planning planning, bool in_place) : n_(n) {
         }
     }
     if (!from_wisdom) make(flags);
+    if (planning == Planning::Learn && c.enabled && !from_wisdom &&
+        std::find(c.to_measure.begin(), c.to_measure.end(), n) == c.to_measure.end())
+        c.to_measure.push_back(n);
     if (planning == Planning::Measure && c.enabled && !from_wisdom && forward_ && inverse_) {
         ++c.measured;
         c.measuring_seconds +=
@@ -320,11 +326,23 @@ bool plan_cache_enabled() {
 PlanCacheReport take_plan_cache_report() {
     std::lock_guard lock(detail::planner_mutex());
     detail::PlanCache& c = detail::cache();
-    PlanCacheReport r{c.measured, c.measuring_seconds, std::move(c.warnings)};
+    PlanCacheReport r{c.measured, c.measuring_seconds, std::move(c.warnings),
+                      std::move(c.to_measure)};
     c.warnings.clear();
+    c.to_measure.clear();
     c.measured = 0;
     c.measuring_seconds = 0;
     return r;
+}
+
+size_t measure_plans(const std::vector<size_t>& sizes) {
+    size_t done = 0;
+    for (size_t n : sizes) {
+        // In place, as the convolution plans them (fft_convolution.cpp).
+        const detail::RealFft fft(n, detail::Planning::Measure, true);
+        ++done;
+    }
+    return done;
 }
 
 }  // namespace ardent::auralize

@@ -30,6 +30,9 @@ FftwArray<std::complex<float>> alloc_complex(size_t n);
 enum class Planning {
     Estimate,  // instant; FFTW guesses from the size
     Measure,   // times candidate algorithms (up to about a second per size): for sizes reused often
+    // The plan cache's measured plan when it holds one, else estimated now and the size noted for
+    // measuring later (take_plan_cache_report().to_measure): never slow, fast once measured.
+    Learn,
 };
 
 // Real-to-complex and complex-to-real transforms of size n (n/2 + 1 bins). Unnormalised:

@@ -30,6 +30,9 @@ struct ConvolutionOptions {
     // FFTW estimates, unless system wisdom (/etc/fftw/wisdomf, made with fftwf-wisdom) or the
     // plan cache already holds a measured plan for the size, which is then used.
     bool measure_fft = false;
+    // Measured plans from the plan cache where it has them, else estimated plans, the size noted
+    // for measuring later (fft_plan_cache.h). Ignored when measure_fft is set.
+    bool learn_fft = false;
 };
 
 // A signal read with a stride: sample i is data[i * stride] (one channel of interleaved audio).

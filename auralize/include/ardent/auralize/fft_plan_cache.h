@@ -1,7 +1,8 @@
 // A per-user cache of measured FFTW plans ("wisdom") for the offline convolution, so that
 // `ardent auralize` runs with measured plans, up to twice as fast as FFTW's estimated ones,
-// without paying the seconds FFTW needs to measure a large transform on every run: the first run
-// that meets a transform size measures it and stores the result, later runs read it back. The
+// without paying the seconds FFTW needs to measure a large transform: the first run that meets a
+// transform size uses an estimated plan and has the size measured in the background (a separate
+// process) for later runs, which read the stored plan back. The
 // cache is never required: a missing directory or file, or one that cannot be written, only costs
 // speed, and a corrupt file is reported, ignored and replaced by the next measurement.
 #pragma once
@@ -40,7 +41,15 @@ struct PlanCacheReport {
     size_t measured = 0;
     double measuring_seconds = 0;
     std::vector<std::string> warnings;
+    // Transform sizes the convolution planned with ConvolutionOptions::learn_fft and no measured
+    // plan in the cache: estimated this time, to be measured (measure_plans) for later runs.
+    std::vector<size_t> to_measure;
 };
 PlanCacheReport take_plan_cache_report();
+
+// Measures the convolution's transforms of these sizes and, with the cache enabled, saves them:
+// what `ardent auralize` runs in a background process after a first call of a new size.
+// Returns how many sizes were planned.
+size_t measure_plans(const std::vector<size_t>& sizes);
 
 }  // namespace ardent::auralize
