@@ -229,7 +229,7 @@ WallAdmittance fit_candidates(std::vector<AdmittanceBranch>& candidates,
     std::vector<std::vector<std::complex<double>>> shape(rows,
                                                          std::vector<std::complex<double>>(n));
     // Rows 0..rows-1: the real part against the goal; rows..2 rows-1: the reactance against 0,
-    // weighted less (see kReactanceWeight).
+    // weighted less (kReactanceWeights).
     std::vector<std::vector<double>> real_shape(2 * rows, std::vector<double>(n));
     for (size_t i = 0; i < rows; ++i) {
         shape[i][0] = 1.0;
