@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <numbers>
 
 namespace ardent {
@@ -349,6 +350,63 @@ double band_absorption(const WallAdmittance& y, double lo_hz, double hi_hz) {
     return sum / kBandPoints;
 }
 
+namespace {
+
+// Fewer branches cost less per wall cell and step: drops the weakest (by conductance) while every
+// band in range stays within 0.003 absolute or 3 % relative (or its error with every branch), far
+// inside the tolerance (a room's decay time goes as 1 / alpha, so 0.02 on a wall of 0.02 would
+// halve it). A branch whose removal breaks a band stays, and the next weakest is tried.
+// `errors` gives each judged band's error in units of that bar.
+WallAdmittance prune_branches(
+    std::vector<AdmittanceBranch>& candidates, std::vector<bool>& use, const Samples& samples,
+    WallAdmittance best, const std::function<std::vector<double>(const WallAdmittance&)>& errors) {
+    const std::vector<double> start = errors(best);
+    std::vector<size_t> order;
+    for (size_t k = 0; k < candidates.size(); ++k)
+        if (use[k]) order.push_back(k);
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return candidates[a].conductance < candidates[b].conductance;
+    });
+    for (size_t k : order) {
+        use[k] = false;
+        const WallAdmittance trial = fit_candidates(candidates, use, samples);
+        const std::vector<double> e = errors(trial);
+        bool fine = true;  // every band within the bar, or no worse than with every branch
+        for (size_t i = 0; i < e.size(); ++i)
+            fine = fine && e[i] <= std::max(1.0, start[i]);
+        if (!fine) {
+            use[k] = true;
+            continue;
+        }
+        best = trial;
+    }
+    return best;
+}
+
+// Fills each band's fitted absorption (its average, and at its centre) and the warnings: a
+// coefficient no locally reacting wall reaches, a band outside the tolerance.
+void report_bands(WallFit& fit, double cap) {
+    for (FittedBand& b : fit.bands) {
+        b.fitted = band_absorption(fit.admittance, b.lo_hz, b.hi_hz);
+        b.fitted_centre = paris_absorption(fit.admittance.at(kTwoPi * b.hz));
+        if (!b.judged) continue;
+        char msg[200];
+        if (b.target > cap) {
+            std::snprintf(msg, sizeof msg,
+                          "absorption %.3g at %s is more than a locally reacting wall absorbs at "
+                          "random incidence (%.3f); fitted as %.3f",
+                          b.target, format_hz(b.hz).c_str(), cap, b.fitted);
+            fit.warnings.push_back(msg);
+        } else if (!b.within_tolerance()) {
+            std::snprintf(msg, sizeof msg, "the fitted wall absorbs %.3f at %s, asked %.3f",
+                          b.fitted, format_hz(b.hz).c_str(), b.target);
+            fit.warnings.push_back(msg);
+        }
+    }
+}
+
+}  // namespace
+
 WallFit fit_wall(const Material& m, double max_frequency) {
     WallFit fit;
     fit.material = m.name;
@@ -376,7 +434,7 @@ WallFit fit_wall(const Material& m, double max_frequency) {
     fit.open = all_open;
     if (all_open || m.max_absorption() <= 0) {
         for (FittedBand& b : fit.bands)
-            b.fitted = all_open ? 1 : 0;
+            b.fitted = b.fitted_centre = all_open ? 1 : 0;
         return fit;
     }
 
@@ -457,51 +515,11 @@ WallFit fit_wall(const Material& m, double max_frequency) {
         match_band_averages();
         if (worst(best) <= 1) break;
     }
-    // Fewer branches cost less per wall cell and step: drop the weakest while every band in range
-    // stays within 0.003 absolute or 3 % relative (or its error with every branch), far inside the
-    // tolerance (a room's decay time goes as 1 / alpha, so 0.02 on a wall of 0.02 would halve it).
-    // Weakest first (by conductance); a branch whose removal breaks a band stays, and the next
-    // weakest is tried.
-    const std::vector<double> start = errors(best);
-    std::vector<size_t> order;
-    for (size_t k = 0; k < candidates.size(); ++k)
-        if (use[k]) order.push_back(k);
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        return candidates[a].conductance < candidates[b].conductance;
-    });
-    for (size_t k : order) {
-        use[k] = false;
-        const WallAdmittance trial = fit_candidates(candidates, use, samples);
-        const std::vector<double> e = errors(trial);
-        bool fine = true;  // every band within the bar, or no worse than with every branch
-        for (size_t i = 0; i < e.size(); ++i)
-            fine = fine && e[i] <= std::max(1.0, start[i]);
-        if (!fine) {
-            use[k] = true;
-            continue;
-        }
-        best = trial;
-    }
+    best = prune_branches(candidates, use, samples, best, errors);
     match_band_averages();  // with the branches that stay
     fit.admittance = best;
 
-    for (FittedBand& b : fit.bands) {
-        b.fitted = band_absorption(fit.admittance, b.lo_hz, b.hi_hz);
-        b.fitted_centre = paris_absorption(fit.admittance.at(kTwoPi * b.hz));
-        if (!b.judged) continue;
-        char msg[200];
-        if (b.target > cap) {
-            std::snprintf(msg, sizeof msg,
-                          "absorption %.3g at %s is more than a locally reacting wall absorbs at "
-                          "random incidence (%.3f); fitted as %.3f",
-                          b.target, format_hz(b.hz).c_str(), cap, b.fitted);
-            fit.warnings.push_back(msg);
-        } else if (!b.within_tolerance()) {
-            std::snprintf(msg, sizeof msg, "the fitted wall absorbs %.3f at %s, asked %.3f",
-                          b.fitted, format_hz(b.hz).c_str(), b.target);
-            fit.warnings.push_back(msg);
-        }
-    }
+    report_bands(fit, cap);
     return fit;
 }
 
