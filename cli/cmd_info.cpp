@@ -4,6 +4,7 @@
 #include "ardent/preprocess/info.h"
 #include "ardent/preprocess/scene_parser.h"
 #include "commands.h"
+#include "validators.h"
 
 namespace ardent::cli {
 
@@ -19,7 +20,7 @@ Action add_info(CLI::App& app) {
     cmd->add_option("SCENE", o->scene, "Scene file (ardent-scene/1 JSON)")->required();
     cmd->add_flag("--json", o->json, "Print one JSON object (keys in docs/info.md)");
     cmd->add_option("--max-frequency", o->max_frequency, "Override simulation.max_frequency (Hz)")
-        ->check(CLI::PositiveNumber);
+        ->check(finite_positive());
     return [o]() {
         Scene scene = load_scene(o->scene);
         if (o->max_frequency > 0) scene.simulation.max_frequency = o->max_frequency;

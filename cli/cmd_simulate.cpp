@@ -18,6 +18,7 @@
 #include "ardent/solvers/solver.h"
 #include "commands.h"
 #include "progress.h"
+#include "validators.h"
 
 namespace ardent::cli {
 namespace fs = std::filesystem;
@@ -145,9 +146,9 @@ Action add_simulate(CLI::App& app) {
     cmd->add_option("--device", o->device, "Override simulation.device")
         ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
     cmd->add_option("--max-frequency", o->max_frequency, "Override simulation.max_frequency (Hz)")
-        ->check(CLI::PositiveNumber);
+        ->check(finite_positive());
     cmd->add_option("--duration", o->duration, "Override simulation.duration (s, at most 3600)")
-        ->check(CLI::PositiveNumber & CLI::Range(0.0, 3600.0));
+        ->check(finite_positive(3600));
     cmd->add_option("--threads", o->threads, "Worker threads (default: every core)")
         ->check(CLI::NonNegativeNumber);
     cmd->add_option("--precision", o->precision, "Arithmetic of the solver (default float32)")

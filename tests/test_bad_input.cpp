@@ -687,6 +687,19 @@ TEST_F(BadInput, NegativeMaxFrequencyOption) {
     expect_rejected("info s.json --max-frequency -5", 2, {"--max-frequency"});
 }
 
+// "nan" and "inf" were taken as numbers, passed CLI11's positive check (comparisons with NaN are
+// false) and the override was then silently ignored.
+TEST_F(BadInput, NonFiniteNumberOptions) {
+    dir.write("s.json", SceneText().str());
+    for (const char* v : {"nan", "NaN", "inf", "-inf", "1e999", "0", "12abc"}) {
+        expect_rejected(std::string("info s.json --max-frequency ") + v, 2, {"--max-frequency"});
+        expect_rejected(std::string("simulate s.json -o out --max-frequency ") + v, 2,
+                        {"--max-frequency"});
+        expect_rejected(std::string("simulate s.json -o out --duration ") + v, 2, {"--duration"});
+    }
+    expect_rejected("simulate s.json -o out --duration 3601", 2, {"--duration", "3600"});
+}
+
 TEST_F(BadInput, SceneFileThatDoesNotExist) {
     expect_rejected("info nothere.json", 2, {"nothere.json", "no such"});
     expect_rejected("voxelize nothere.json --slice z=1 -o out.png", 2, {"nothere.json", "no such"});

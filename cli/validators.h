@@ -1,0 +1,34 @@
+// Option checks shared by the subcommands. CLI11's PositiveNumber lets "nan" through (every
+// comparison with NaN is false), and an override that is NaN was then silently ignored; these
+// accept only finite numbers.
+#pragma once
+
+#include <cmath>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace ardent::cli {
+
+// A finite number > 0 (and at most `most`, when given).
+inline CLI::Validator finite_positive(double most = HUGE_VAL) {
+    return CLI::Validator(
+        [most](std::string& text) -> std::string {
+            double v = 0;
+            size_t used = 0;
+            try {
+                v = std::stod(text, &used);
+            } catch (const std::exception&) {
+                return "not a number: " + text;
+            }
+            if (used != text.size()) return "not a number: " + text;
+            if (!std::isfinite(v) || v <= 0)
+                return "must be a positive, finite number, got " + text;
+            if (v > most)
+                return "must be at most " + CLI::detail::to_string(most) + ", got " + text;
+            return {};
+        },
+        "POSITIVE");
+}
+
+}  // namespace ardent::cli
