@@ -700,6 +700,22 @@ TEST_F(BadInput, NonFiniteNumberOptions) {
     expect_rejected("simulate s.json -o out --duration 3601", 2, {"--duration", "3600"});
 }
 
+// 100 000 nested arrays overflowed the stack (SIGSEGV) in info, simulate and the editor.
+TEST_F(BadInput, DeeplyNestedJson) {
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    expect_scene_rejected(deep, 2, {"s.json", "nested more than 64 levels"});
+    expect_scene_rejected(SceneText().set("simulation", R"({"max_frequency": )" + deep + "}"), 2,
+                          {"s.json: simulation.max_frequency[0]", "nested more than 64 levels"});
+    // 64 levels in all are parsed (and then rejected for what they are, not for their depth):
+    // the scene's object, "simulation" and 62 arrays.
+    const std::string ok = std::string(62, '[') + std::string(62, ']');
+    dir.write("s.json", SceneText().set("simulation", R"({"max_frequency": )" + ok + "}").str());
+    const CommandResult r2 = run_ardent("info s.json", dir.path());
+    EXPECT_EQ(r2.exit_code, 2) << r2.err;
+    EXPECT_EQ(r2.err.find("nested"), std::string::npos) << r2.err;
+    EXPECT_NE(r2.err.find("max_frequency"), std::string::npos) << r2.err;
+}
+
 TEST_F(BadInput, SceneFileThatDoesNotExist) {
     expect_rejected("info nothere.json", 2, {"nothere.json", "no such"});
     expect_rejected("voxelize nothere.json --slice z=1 -o out.png", 2, {"nothere.json", "no such"});

@@ -135,6 +135,8 @@ size_t token_start(std::string_view text, size_t at) {
     return at;
 }
 
+constexpr size_t kMaxJsonDepth = 64;
+
 // Duplicate keys would silently shadow each other; reject them while parsing, naming the key path.
 Json parse_json(std::string_view text, const std::string& file) {
     struct Frame {
@@ -149,6 +151,22 @@ Json parse_json(std::string_view text, const std::string& file) {
         switch (ev) {
             case Json::parse_event_t::object_start:
             case Json::parse_event_t::array_start:
+                // A scene is a few levels deep; 100 000 nested arrays overflowed the stack (a
+                // crash, not a message). Stop at kMaxJsonDepth, naming where.
+                if (open.size() >= kMaxJsonDepth) {
+                    std::string path;
+                    for (const Frame& f : open) {
+                        if (path.size() > 60) {
+                            path += "...";
+                            break;
+                        }
+                        path += f.object ? (path.empty() ? "" : ".") + f.key
+                                         : "[" + std::to_string(f.index) + "]";
+                    }
+                    throw InputError(file + ": " + (path.empty() ? "(top level)" : path) +
+                                     ": nested more than " + std::to_string(kMaxJsonDepth) +
+                                     " levels deep (a scene needs a few)");
+                }
                 open.push_back({ev == Json::parse_event_t::object_start, {}, {}, 0});
                 break;
             case Json::parse_event_t::object_end:
