@@ -154,7 +154,7 @@ TEST(WallAdmittance, BandAveragesMatchTheGivenCoefficients) {
         if (!b.judged) continue;
         EXPECT_NEAR(b.fitted, band_absorption(fit.admittance, b.lo_hz, b.hi_hz), 1e-12);
         EXPECT_NEAR(b.lo_hz * b.hi_hz, b.hz * b.hz, 1e-6 * b.hz * b.hz);  // centred in log f
-        EXPECT_NEAR(b.hi_hz / b.lo_hz, 2.0, 1e-9);                         // octaves
+        EXPECT_NEAR(b.hi_hz / b.lo_hz, 2.0, 1e-9);                        // octaves
         EXPECT_LE(std::abs(b.residual()), std::max(0.003, 0.03 * b.target))
             << b.hz << " Hz: " << b.fitted << " for " << b.target;
     }
