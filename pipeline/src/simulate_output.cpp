@@ -187,9 +187,13 @@ IrDelivery::IrDelivery(double dt, double delay, double fs_out, double duration,
       skip_(static_cast<size_t>(std::floor(delay / dt))),
       filter_(1.0 / dt, air, speed_of_sound, delay - static_cast<double>(skip_) * dt) {}
 
-std::vector<float> IrDelivery::deliver(std::span<const float> signal) const {
+std::vector<float> IrDelivery::advanced_and_filtered(std::span<const float> signal) const {
     const size_t skip = std::min(signal.size(), skip_);
-    std::vector<float> ir = filter_.apply(signal.subspan(skip));
+    return filter_.apply(signal.subspan(skip));
+}
+
+std::vector<float> IrDelivery::deliver(std::span<const float> signal) const {
+    const std::vector<float> ir = advanced_and_filtered(signal);
     std::vector<float> out = audio::resample_ir(std::span<const float>(ir), 1.0 / dt_, fs_out_);
     out.resize(static_cast<size_t>(std::llround(duration_ * fs_out_)), 0.0f);
     return out;
@@ -197,9 +201,8 @@ std::vector<float> IrDelivery::deliver(std::span<const float> signal) const {
 
 std::vector<float> IrDelivery::deliver(std::span<const float> signal,
                                        const audio::IrDecimator& band) const {
-    const size_t skip = std::min(signal.size(), skip_);
-    const std::vector<float> ir = filter_.apply(signal.subspan(skip));
-    return band.apply(ir, static_cast<size_t>(std::llround(duration_ * band.rate_out())));
+    return band.apply(advanced_and_filtered(signal),
+                      static_cast<size_t>(std::llround(duration_ * band.rate_out())));
 }
 
 audio::IrDecimator grid_decimator(double dt, double max_frequency) {
@@ -298,11 +301,10 @@ GridWriter::GridWriter(const fs::path& file, const std::vector<Vec3>& positions,
     H5Sclose(space);
     h5_check(ok, file, "write /gradient_kind");
 
-    // /ir N x T and /gradient N x 3 x T, chunked by point: rows are written and typically read
-    // one point at a time.
-    // Shuffled and deflated (level 1: most of the gain for little time; HDF5's own filters,
-    // which h5py reads without plugins).
-    // The chunks are compressed by the caller's threads (encode()) and written as they are.
+    // /ir N x T and /gradient N x 3 x T, chunked by point (rows are written and typically read one
+    // point at a time), shuffled and deflated at level 1 (most of the gain for little time; HDF5's
+    // own filters, which h5py reads without plugins). encode() compresses on the caller's threads
+    // and write_point() stores the chunks as they are.
     compressed_ =
         H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 && H5Zfilter_avail(H5Z_FILTER_SHUFFLE) > 0;
     const auto compress = [this](hid_t dcpl) {
@@ -347,7 +349,7 @@ GridWriter::GridWriter(const fs::path& file, const std::vector<Vec3>& positions,
     attr_string(f, "format", "ardent-grid/3", file);
 }
 
-std::vector<unsigned char> GridWriter::encode_chunk(const std::vector<float>& values) const {
+std::vector<unsigned char> GridWriter::encode_chunk(std::span<const float> values) const {
     const size_t bytes = values.size() * sizeof(float);
     std::vector<unsigned char> raw(bytes);
     const auto* in = reinterpret_cast<const unsigned char*>(values.data());
@@ -373,7 +375,7 @@ GridWriter::EncodedPoint GridWriter::encode(
     std::span<const float> ir, const std::array<std::span<const float>, 3>& gradient) const {
     h5_check(ir.size() == samples_, file_, "encode an IR row");
     EncodedPoint p;
-    p.ir = encode_chunk(std::vector<float>(ir.begin(), ir.end()));
+    p.ir = encode_chunk(ir);
     std::vector<float> g(3 * samples_);
     for (size_t a = 0; a < 3; ++a) {
         h5_check(gradient[a].size() == samples_, file_, "encode a gradient row");

@@ -229,22 +229,25 @@ WallAdmittance fit_candidates(std::vector<AdmittanceBranch>& candidates,
     const size_t rows = s.freq.size();
     std::vector<std::vector<std::complex<double>>> shape(rows,
                                                          std::vector<std::complex<double>>(n));
-    // Rows 0..rows-1: the real part against the goal; rows..2 rows-1: the reactance against 0,
-    // weighted less (kReactanceWeights).
-    std::vector<std::vector<double>> real_shape(2 * rows, std::vector<double>(n));
+    // Rows 0..rows-1: the real part against the goal; with a reactance weight, rows..2 rows-1: the
+    // reactance against 0, weighted less (kReactanceWeights).
+    const bool reactance = s.reactance_weight > 0;
+    std::vector<std::vector<double>> real_shape(reactance ? 2 * rows : rows,
+                                                std::vector<double>(n));
     for (size_t i = 0; i < rows; ++i) {
         shape[i][0] = 1.0;
         for (size_t c = 0; c < columns.size(); ++c)
             shape[i][c + 1] = branch_shape(candidates[columns[c]], kTwoPi * s.freq[i]);
         for (size_t k = 0; k < n; ++k) {
             real_shape[i][k] = shape[i][k].real();
-            real_shape[rows + i][k] = shape[i][k].imag();
+            if (reactance) real_shape[rows + i][k] = shape[i][k].imag();
         }
     }
     std::vector<double> weight = s.weight;
-    for (size_t i = 0; i < rows; ++i)
-        weight.push_back(s.reactance_weight * s.weight[i]);
-    std::vector<double> goal(2 * rows, 0.0);
+    if (reactance)
+        for (size_t i = 0; i < rows; ++i)
+            weight.push_back(s.reactance_weight * s.weight[i]);
+    std::vector<double> goal(real_shape.size(), 0.0);
     for (size_t i = 0; i < rows; ++i)
         goal[i] = real_admittance_for(s.target[i]);
     std::vector<double> x;

@@ -75,6 +75,9 @@ class IrDelivery {
     std::vector<float> deliver(std::span<const float> signal, const audio::IrDecimator& band) const;
 
   private:
+    // The signal advanced by the excitation's delay and filtered by the air, at 1 / dt.
+    std::vector<float> advanced_and_filtered(std::span<const float> signal) const;
+
     double dt_, fs_out_, duration_;
     size_t skip_;
     auralize::PropagationFilter filter_;
@@ -125,7 +128,7 @@ class GridWriter {
     void close();
 
   private:
-    std::vector<unsigned char> encode_chunk(const std::vector<float>& values) const;
+    std::vector<unsigned char> encode_chunk(std::span<const float> values) const;
 
     std::filesystem::path file_;
     std::int64_t file_id_ = -1, ir_id_ = -1, gradient_id_ = -1;  // hid_t
