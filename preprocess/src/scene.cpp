@@ -2,18 +2,32 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 namespace ardent {
 
-double Material::absorption_at(double hz) const {
-    if (absorption.size() == 1 || hz <= absorption.front().hz) return absorption.front().alpha;
-    if (hz >= absorption.back().hz) return absorption.back().alpha;
-    const auto hi = std::upper_bound(absorption.begin(), absorption.end(), hz,
+namespace {
+
+// Linear in log frequency between the bands, the end bands' values beyond them.
+double interpolate_bands(const std::vector<AbsorptionBand>& bands, double hz) {
+    if (bands.size() == 1 || hz <= bands.front().hz) return bands.front().alpha;
+    if (hz >= bands.back().hz) return bands.back().alpha;
+    const auto hi = std::upper_bound(bands.begin(), bands.end(), hz,
                                      [](double f, const AbsorptionBand& b) { return f < b.hz; });
     const auto lo = hi - 1;
     const double t = std::log(hz / lo->hz) / std::log(hi->hz / lo->hz);
     return lo->alpha + t * (hi->alpha - lo->alpha);
+}
+
+}  // namespace
+
+double Material::absorption_at(double hz) const {
+    return interpolate_bands(absorption, hz);
+}
+
+double Material::scattering_at(double hz) const {
+    return scattering.empty() ? kDefaultScattering : interpolate_bands(scattering, hz);
 }
 
 double Material::mean_absorption() const {
@@ -42,6 +56,19 @@ void Material::set_bands(const std::vector<AbsorptionBand>& bands) {
               [](const AbsorptionBand& a, const AbsorptionBand& b) { return a.hz < b.hz; });
     per_band = true;
     lab.reset();
+}
+
+double max_crossover_hz(double max_frequency) {
+    return 0.8 * max_frequency / std::pow(2.0, 0.25);
+}
+
+std::string crossover_problem(double crossover_hz, double max_frequency) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "expected at most %.0f Hz (the wave solver is flat up to 0.8 max_frequency "
+                  "and the crossover's transition ends a quarter octave above it), got %g",
+                  std::floor(max_crossover_hz(max_frequency)), crossover_hz);
+    return buf;
 }
 
 int Scene::material_index(const std::string& material_name) const {

@@ -301,12 +301,29 @@ std::vector<std::pair<double, T>> parse_material_bands(const Json& a, const Read
     return bands;
 }
 
+// A material's `scattering`: one coefficient in [0, 1] or an object of bands.
+void parse_scattering(const Json& a, const Reader& r, Material& mat) {
+    if (!a.is_object() && !a.is_number())
+        r.fail("expected a number or an object of bands (centre frequency in Hz: value), got " +
+               describe(a));
+    const auto bands = parse_material_bands<double>(
+        a, r, mat.scattering_per_band, "0.1", [](const Reader& rr, const Json& x) {
+            const double s = rr.number(x);
+            if (s < 0 || s > 1)
+                rr.fail("expected a scattering coefficient between 0 and 1, got " + Json(s).dump());
+            return s;
+        });
+    mat.scattering.clear();
+    for (const auto& [hz, s] : bands)
+        mat.scattering.push_back({hz, s});
+}
+
 void parse_materials(const Json& m, const Reader& r, std::vector<Material>& out) {
     r.expect_object(m);
     for (const auto& [name, v] : m.items()) {
         Reader rm = r.key(name);
         if (name.empty()) rm.fail("a material needs a non-empty name");
-        rm.check_keys(v, {"absorption", "normal_absorption", "impedance"});
+        rm.check_keys(v, {"absorption", "normal_absorption", "impedance", "scattering"});
         const int given = static_cast<int>(v.contains("absorption")) +
                           static_cast<int>(v.contains("normal_absorption")) +
                           static_cast<int>(v.contains("impedance"));
@@ -394,6 +411,7 @@ void parse_materials(const Json& m, const Reader& r, std::vector<Material>& out)
             lab.per_band = per_band;
             mat.lab = lab;
         }
+        if (v.contains("scattering")) parse_scattering(v["scattering"], rm.key("scattering"), mat);
         out.push_back(mat);
     }
 }
@@ -420,9 +438,17 @@ void parse_emitters(const Json& v, const Reader& r, const char* what, std::vecto
     }
 }
 
+std::string format_number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
 void parse_simulation(const Json& s, const Reader& r, SimulationSettings& out) {
     r.check_keys(s, {"solver", "device", "max_frequency", "duration", "points_per_wavelength",
-                     "speed_of_sound", "partition_sides"});
+                     "speed_of_sound", "partition_sides", "band", "crossover"});
+    if (s.contains("band")) out.band = r.key("band").choice(s["band"], {"full", "wave"});
+    if (s.contains("crossover")) out.crossover_hz = r.key("crossover").positive(s["crossover"]);
     if (s.contains("solver")) out.solver = r.key("solver").choice(s["solver"], {"ard", "fdtd"});
     if (s.contains("partition_sides"))
         out.partition_sides =
@@ -444,12 +470,27 @@ void parse_simulation(const Json& s, const Reader& r, SimulationSettings& out) {
         out.speed_of_sound = r.key("speed_of_sound").positive(s["speed_of_sound"]);
     }
     if (out.duration > 3600) r.key("duration").fail("expected at most 3600 s");
+    if (out.crossover_hz && *out.crossover_hz > max_crossover_hz(out.max_frequency))
+        r.key("crossover").fail(crossover_problem(*out.crossover_hz, out.max_frequency));
 }
 
-std::string format_number(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    return buf;
+void parse_geometric(const Json& g, const Reader& r, GeometricSettings& out) {
+    r.check_keys(g, {"rays", "image_source_order"});
+    if (g.contains("rays")) {
+        const Reader rr = r.key("rays");
+        const double n = rr.number(g["rays"]);
+        if (!(n >= 100 && n <= 1e8) || n != std::floor(n))
+            rr.fail("expected a whole number of rays from 100 to 100000000, got " +
+                    g["rays"].dump());
+        out.rays = static_cast<size_t>(n);
+    }
+    if (g.contains("image_source_order")) {
+        const Reader ro = r.key("image_source_order");
+        const double n = ro.number(g["image_source_order"]);
+        if (!(n >= 0 && n <= 8) || n != std::floor(n))
+            ro.fail("expected a whole number from 0 to 8, got " + g["image_source_order"].dump());
+        out.image_source_order = static_cast<int>(n);
+    }
 }
 
 // `air`: a number within [lo, hi] (inclusive).
@@ -513,7 +554,7 @@ Scene parse_scene(std::string_view text, const std::filesystem::path& file) {
     Json j = parse_json(text, fname);
     Reader r(fname, "");
     r.check_keys(j, {"format", "name", "geometry", "materials", "surfaces", "sources", "receivers",
-                     "listener_grid", "simulation", "air", "output"});
+                     "listener_grid", "simulation", "geometric", "air", "output"});
     for (const char* required : {"format", "geometry", "materials", "surfaces", "sources"}) {
         if (!j.contains(required)) r.fail(std::string("missing key \"") + required + "\"");
     }
@@ -565,6 +606,7 @@ Scene parse_scene(std::string_view text, const std::filesystem::path& file) {
     }
     if (j.contains("simulation"))
         parse_simulation(j["simulation"], r.key("simulation"), sc.simulation);
+    if (j.contains("geometric")) parse_geometric(j["geometric"], r.key("geometric"), sc.geometric);
     if (j.contains("air")) {
         parse_air(j["air"], r.key("air"), sc.air);
         // A temperature without an explicit speed of sound sets the speed.

@@ -91,6 +91,17 @@ json scene_json(const Scene& scene, const fs::path& file) {
             materials[m.name] = {{"absorption", m.absorption.front().alpha}};
         }
     }
+    for (const Material& m : scene.materials) {
+        if (m.scattering.empty()) continue;
+        if (m.scattering_per_band) {
+            json bands = json::object();
+            for (const AbsorptionBand& b : m.scattering)
+                bands[band_name(b.hz)] = b.alpha;
+            materials[m.name]["scattering"] = bands;
+        } else {
+            materials[m.name]["scattering"] = m.scattering.front().alpha;
+        }
+    }
     j["materials"] = materials;
 
     json surfaces = json::object();
@@ -111,7 +122,15 @@ json scene_json(const Scene& scene, const fs::path& file) {
     sim["speed_of_sound"] = s.speed_of_sound;
     if (s.partition_sides != SimulationSettings{}.partition_sides)
         sim["partition_sides"] = s.partition_sides;
+    if (s.band != SimulationSettings{}.band) sim["band"] = s.band;
+    if (s.crossover_hz) sim["crossover"] = *s.crossover_hz;
     j["simulation"] = sim;
+    if (scene.geometric != GeometricSettings{}) {
+        json geo = json::object();
+        if (scene.geometric.rays) geo["rays"] = scene.geometric.rays;
+        geo["image_source_order"] = scene.geometric.image_source_order;
+        j["geometric"] = geo;
+    }
     if (scene.air != Atmosphere{})
         j["air"] = {{"temperature", scene.air.temperature_c},
                     {"humidity", scene.air.relative_humidity},

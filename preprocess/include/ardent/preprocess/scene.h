@@ -18,6 +18,10 @@ namespace ardent {
 // Octave-band centre frequencies (Hz) the editor and the bundled library show.
 inline constexpr std::array<int, 6> kOctaveBandsHz = {125, 250, 500, 1000, 2000, 4000};
 
+// The scattering coefficient of a material that gives none (docs/materials.md, "Scattering"):
+// the geometric engine's share of reflected energy sent in a diffuse (Lambert) direction.
+inline constexpr double kDefaultScattering = 0.1;
+
 // One band of a material's absorption: its centre frequency and its random-incidence
 // (statistical, Sabine) coefficient.
 struct AbsorptionBand {
@@ -56,6 +60,13 @@ struct Material {
     // Set the random-incidence absorption (and drop any lab data).
     void set_uniform(double alpha);  // one coefficient for every frequency
     void set_bands(const std::vector<AbsorptionBand>& bands);  // sorts them
+
+    // Scattering coefficient (ISO 17497-1) per band, used by the geometric engine only: empty
+    // for the default kDefaultScattering, else one entry (per-band false) or bands, ascending.
+    std::vector<AbsorptionBand> scattering;
+    bool scattering_per_band = false;
+    // Interpolated like absorption_at; kDefaultScattering when none was given.
+    double scattering_at(double hz) const;
 };
 
 struct SurfaceRule {
@@ -86,6 +97,16 @@ struct SimulationSettings {
     double speed_of_sound = 343.0;
     // ARD's partition sides: "smooth" (2^a 3^b 5^c, no avoidable thin slabs) or "power_of_two".
     std::string partition_sides = "smooth";
+    // "full": the wave solver's IRs below the crossover, the geometric engine's above it, one IR
+    // up to output.sample_rate / 2 (docs/full-band.md); "wave": the wave solver's band only.
+    std::string band = "full";
+    std::optional<double> crossover_hz;  // default kCrossoverFraction * max_frequency
+    // The default crossover as a fraction of max_frequency: its half-octave transition then ends
+    // at 0.71 max_frequency, inside the wave solver's flat band (which ends at 0.8).
+    static constexpr double kCrossoverFraction = 0.6;
+    double effective_crossover_hz() const {
+        return crossover_hz ? *crossover_hz : kCrossoverFraction * max_frequency;
+    }
 
     double effective_points_per_wavelength() const {
         return points_per_wavelength ? *points_per_wavelength : (solver == "fdtd" ? 10.0 : 2.6);
@@ -94,6 +115,19 @@ struct SimulationSettings {
     double cell_size() const {
         return speed_of_sound / (effective_points_per_wavelength() * max_frequency);
     }
+};
+
+// The highest crossover a max_frequency allows: the crossover's half-octave transition must end
+// (a quarter octave above it) inside the wave solver's flat band, which ends at 0.8 max_frequency.
+double max_crossover_hz(double max_frequency);
+// "expected at most ... Hz (...), got ..." for a crossover above max_crossover_hz.
+std::string crossover_problem(double crossover_hz, double max_frequency);
+
+// The geometric engine's settings (the scene's `geometric` keys; docs/full-band.md).
+struct GeometricSettings {
+    size_t rays = 0;             // rays per source; 0: chosen from the room (geometric.h)
+    int image_source_order = 3;  // highest reflection order found as image sources
+    bool operator==(const GeometricSettings&) const = default;
 };
 
 struct Scene {
@@ -106,6 +140,7 @@ struct Scene {
     std::vector<Emitter> receivers;
     int listener_grid_every = 0;  // 0: no listener grid
     SimulationSettings simulation;
+    GeometricSettings geometric;
     Atmosphere air;  // the `air` keys: absorption of the outputs, and c when only T is given
     int output_sample_rate = 48000;
 

@@ -1,0 +1,60 @@
+// Stochastic ray tracing with diffuse rain (docs/full-band.md, "Ray tracing"): the energy that
+// the image sources do not carry, as an energy histogram per receiver and octave band. Each ray
+// leaves the source with 1/N of its energy and loses (1 - a) at every reflection; it continues
+// specularly or in a Lambert direction (chosen with the surface's mean scattering, the bands'
+// energies weighted so that each band's split is its own s and 1 - s). At every reflection the
+// scattered share is sent straight to each receiver that sees the point (diffuse rain: a Lambert
+// radiator's fluence E s cos(theta) / (pi d^2)); the specular share is counted where the ray
+// crosses a receiver's detection sphere (fluence E l / V), except on paths of specular
+// reflections only up to the image-source order, which the image sources carry. Every path is
+// thus counted once, whichever way it ends.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "ardent/geometric/bands.h"
+#include "ardent/geometric/room.h"
+#include "ardent/preprocess/vec.h"
+
+namespace ardent::geometric {
+
+struct RayTracingSettings {
+    size_t rays = 10000;
+    int image_source_order = 3;  // all-specular paths up to this order are left out
+    double max_time = 1.0;       // s: histograms and rays end here
+    double speed_of_sound = 343.0;
+    double bin = 1e-3;             // s: histogram bin
+    double receiver_radius = 0.3;  // m: the detection sphere of the specular share
+    uint64_t seed = 1;
+    int threads = 0;  // 0: every core
+};
+
+// Per receiver: bins[k][b] is the fluence (m^-2) arriving in [k bin, (k + 1) bin) in band b, for
+// a source emitting unit energy. Divided by 4 pi it is the IR's squared magnitude in that bin,
+// the unit the synthesis uses (synthesis.h).
+struct EnergyHistogram {
+    double bin = 1e-3;
+    std::vector<BandValues> bins;
+};
+
+struct RayTracingStats {
+    size_t rays = 0;
+    size_t segments = 0;      // ray-surface queries
+    size_t rain_queries = 0;  // visibility queries towards receivers
+    double seconds = 0;
+};
+
+// `rays_done` (may be null) counts traced rays as they finish, for progress reports; when `stop`
+// (may be null) becomes true the threads stop after their current ray and the histograms are
+// incomplete.
+std::vector<EnergyHistogram> trace_rays(const Room& room, Vec3 source,
+                                        const std::vector<Vec3>& receivers,
+                                        const RayTracingSettings& settings,
+                                        RayTracingStats* stats = nullptr,
+                                        std::atomic<size_t>* rays_done = nullptr,
+                                        const std::atomic<bool>* stop = nullptr);
+
+}  // namespace ardent::geometric

@@ -1,0 +1,78 @@
+#include "ardent/geometric/geometric.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "ardent/geometric/image_sources.h"
+#include "ardent/geometric/synthesis.h"
+
+namespace ardent::geometric {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// A tenth of the room's cube root of volume, within 0.1-1 m: large enough for many rays to
+// cross it, small against the room's features (docs/full-band.md, "Detection spheres").
+double detection_radius(const Room& room) {
+    const double v = room.volume() > 0 ? room.volume() : 1.0;
+    return std::clamp(std::cbrt(v) / 10, 0.1, 1.0);
+}
+
+}  // namespace
+
+Engine::Engine(const TriangleMesh& mesh, const std::vector<int>& group_material, const Scene& scene,
+               int threads)
+    : room_(mesh, group_material, scene.materials),
+      duration_(scene.simulation.duration),
+      speed_of_sound_(scene.simulation.speed_of_sound),
+      threads_(threads) {
+    plan_.rays = scene.geometric.rays ? scene.geometric.rays : kDefaultRays;
+    plan_.candidate_rays = std::max<size_t>(50000, plan_.rays);
+    plan_.image_source_order = scene.geometric.image_source_order;
+    plan_.receiver_radius = detection_radius(room_);
+}
+
+SourceResult Engine::run(size_t source_index, Vec3 source, const std::vector<Vec3>& receivers,
+                         double sample_rate, size_t samples, std::atomic<size_t>* rays_done,
+                         const std::atomic<bool>* stop) const {
+    SourceResult out;
+    const uint64_t seed = 0x61726465ull + 7919 * source_index;
+    auto t0 = std::chrono::steady_clock::now();
+    const auto candidates = candidate_sequences(room_, source, plan_.image_source_order,
+                                                plan_.candidate_rays, seed + 1, threads_);
+    out.candidates = candidates.size();
+    std::vector<std::vector<SpecularPath>> paths(receivers.size());
+    for (size_t r = 0; r < receivers.size(); ++r) {
+        paths[r] = specular_paths(room_, source, receivers[r], candidates);
+        out.specular_paths.push_back(paths[r].size());
+    }
+    out.image_source_seconds = seconds_since(t0);
+
+    RayTracingSettings rt;
+    rt.rays = plan_.rays;
+    rt.image_source_order = plan_.image_source_order;
+    rt.max_time = static_cast<double>(samples) / sample_rate + 0.01;
+    rt.speed_of_sound = speed_of_sound_;
+    rt.receiver_radius = plan_.receiver_radius;
+    rt.seed = seed;
+    rt.threads = threads_;
+    const auto histograms = trace_rays(room_, source, receivers, rt, &out.rays, rays_done, stop);
+    if (stop && stop->load()) return out;
+
+    t0 = std::chrono::steady_clock::now();
+    for (size_t r = 0; r < receivers.size(); ++r) {
+        SynthesisSettings s;
+        s.sample_rate = sample_rate;
+        s.samples = samples;
+        s.speed_of_sound = speed_of_sound_;
+        s.seed = seed + 1000003 * (r + 1);
+        out.irs.push_back(synthesize_ir(paths[r], histograms[r], s));
+    }
+    out.synthesis_seconds = seconds_since(t0);
+    return out;
+}
+
+}  // namespace ardent::geometric

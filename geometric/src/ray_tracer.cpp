@@ -1,0 +1,169 @@
+#include "ardent/geometric/ray_tracer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numbers>
+
+#include "parallel.h"
+#include "random.h"
+
+namespace ardent::geometric {
+namespace {
+
+// Below this share of its initial energy (in every band) a ray plays Russian roulette: it goes
+// on with probability kSurvival and its energy divided by it, so the estimate stays unbiased.
+constexpr double kRouletteBelow = 1e-7;
+constexpr double kSurvival = 0.1;
+
+struct Tracer {
+    const Room& room;
+    const std::vector<Vec3>& receivers;
+    const RayTracingSettings& s;
+    std::vector<EnergyHistogram>& out;  // this thread's
+    RayTracingStats& stats;
+    double max_length;
+    double sphere_volume;
+
+    void add(size_t r, double length, const BandValues& e, double weight) {
+        const double t = length / s.speed_of_sound;
+        const auto k = static_cast<size_t>(t / s.bin);
+        auto& bins = out[r].bins;
+        if (k >= bins.size()) return;
+        for (size_t b = 0; b < kBands; ++b)
+            bins[k][b] += e[b] * weight;
+    }
+
+    // The specular share crossing the detection spheres along a segment of `len` from `pos`.
+    void detect(Vec3 pos, Vec3 dir, double len, double travelled, const BandValues& e) {
+        const double r2 = s.receiver_radius * s.receiver_radius;
+        for (size_t r = 0; r < receivers.size(); ++r) {
+            const Vec3 to = receivers[r] - pos;
+            const double along = dot(to, dir);
+            const double d2 = dot(to, to) - along * along;
+            if (d2 >= r2) continue;
+            const double half = std::sqrt(r2 - d2);
+            const double t0 = std::max(0.0, along - half), t1 = std::min(len, along + half);
+            if (t1 <= t0) continue;
+            add(r, travelled + 0.5 * (t0 + t1), e, (t1 - t0) / sphere_volume);
+        }
+    }
+
+    // Diffuse rain from the reflection point x (normal n facing the arriving ray).
+    void rain(Vec3 x, Vec3 n, double travelled, const BandValues& scattered) {
+        for (size_t r = 0; r < receivers.size(); ++r) {
+            const Vec3 to = receivers[r] - x;
+            const double d = norm(to);
+            const double cos_theta = dot(to, n) / d;
+            if (cos_theta <= 0 || travelled + d > max_length) continue;
+            ++stats.rain_queries;
+            if (room.occluded(x, receivers[r])) continue;
+            add(r, travelled + d, scattered, cos_theta / (std::numbers::pi * d * d));
+        }
+    }
+
+    // One reflection at `hit`: absorption, rain, and the next direction (specular or Lambert,
+    // the bands' energies weighted so that each keeps its own split).
+    void reflect_at(const Hit& hit, Vec3 pos, double travelled, Random& rng, BandValues& e,
+                    Vec3& dir, bool& diffuse) {
+        const SurfaceBands& sb = room.surface(hit.triangle);
+        double mean_s = 0;
+        BandValues scattered;
+        for (size_t b = 0; b < kBands; ++b) {
+            e[b] *= 1 - sb.absorption[b];
+            scattered[b] = e[b] * sb.scattering[b];
+            mean_s += sb.scattering[b] / kBands;
+        }
+        rain(pos, hit.normal, travelled, scattered);
+        diffuse = rng.uniform() < mean_s;
+        for (size_t b = 0; b < kBands; ++b)
+            e[b] *= diffuse ? sb.scattering[b] / mean_s : (1 - sb.scattering[b]) / (1 - mean_s);
+        dir = diffuse ? rng.lambert(hit.normal) : reflect(dir, hit.normal);
+    }
+
+    void trace(size_t index, Vec3 source, double e0) {
+        Random rng(s.seed, index);
+        Vec3 pos = source, dir = rng.sphere();
+        BandValues e;
+        e.fill(e0);
+        double travelled = 0;
+        int order = 0;
+        bool all_specular = true, came_diffuse = false;
+        while (travelled < max_length) {
+            const auto hit = room.intersect(pos, dir, max_length - travelled);
+            ++stats.segments;
+            const double len = hit ? hit->distance : max_length - travelled;
+            if (!came_diffuse && !(all_specular && order <= s.image_source_order))
+                detect(pos, dir, len, travelled, e);
+            if (!hit) break;
+            travelled += len;
+            pos = pos + dir * len;
+            reflect_at(*hit, pos, travelled, rng, e, dir, came_diffuse);
+            all_specular = all_specular && !came_diffuse;
+            ++order;
+            if (*std::max_element(e.begin(), e.end()) < kRouletteBelow * e0) {
+                if (rng.uniform() >= kSurvival) break;
+                for (double& v : e)
+                    v /= kSurvival;
+            }
+        }
+        ++stats.rays;
+    }
+};
+
+}  // namespace
+
+std::vector<EnergyHistogram> trace_rays(const Room& room, Vec3 source,
+                                        const std::vector<Vec3>& receivers,
+                                        const RayTracingSettings& settings,
+                                        RayTracingStats* stats_out, std::atomic<size_t>* rays_done,
+                                        const std::atomic<bool>* stop) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const int t_count = thread_count(settings.threads);
+    const size_t n_bins = static_cast<size_t>(std::ceil(settings.max_time / settings.bin));
+    EnergyHistogram empty;
+    empty.bin = settings.bin;
+    empty.bins.assign(n_bins, BandValues{});
+    std::vector<std::vector<EnergyHistogram>> per_thread(
+        static_cast<size_t>(t_count), std::vector<EnergyHistogram>(receivers.size(), empty));
+    std::vector<RayTracingStats> stats(static_cast<size_t>(t_count));
+    const double max_length = settings.max_time * settings.speed_of_sound;
+    const double rd = settings.receiver_radius;
+    const double sphere_volume = 4.0 / 3.0 * std::numbers::pi * rd * rd * rd;
+    const double e0 = 1.0 / static_cast<double>(std::max<size_t>(1, settings.rays));
+
+    parallel_ranges(settings.rays, t_count, [&](size_t begin, size_t end, int t) {
+        Tracer tr{room,
+                  receivers,
+                  settings,
+                  per_thread[static_cast<size_t>(t)],
+                  stats[static_cast<size_t>(t)],
+                  max_length,
+                  sphere_volume};
+        for (size_t i = begin; i < end; ++i) {
+            if (stop && stop->load(std::memory_order_relaxed)) break;
+            tr.trace(i, source, e0);
+            if (rays_done) rays_done->fetch_add(1, std::memory_order_relaxed);
+        }
+    });
+
+    std::vector<EnergyHistogram> out = std::move(per_thread[0]);
+    for (size_t t = 1; t < per_thread.size(); ++t)
+        for (size_t r = 0; r < out.size(); ++r)
+            for (size_t k = 0; k < n_bins; ++k)
+                for (size_t b = 0; b < kBands; ++b)
+                    out[r].bins[k][b] += per_thread[t][r].bins[k][b];
+    if (stats_out) {
+        *stats_out = {};
+        for (const auto& st : stats) {
+            stats_out->rays += st.rays;
+            stats_out->segments += st.segments;
+            stats_out->rain_queries += st.rain_queries;
+        }
+        stats_out->seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    return out;
+}
+
+}  // namespace ardent::geometric
