@@ -69,7 +69,7 @@ struct Opts {
     size_t checkpoint_every = 0;
 };
 
-// The run's reports on the progress bar: one task per source.
+// The run's reports on the progress bar: one task per source (and its rays, full band).
 class ProgressObserver final : public pipeline::SimulateObserver {
   public:
     explicit ProgressObserver(Progress& progress) : progress_(progress) {}
@@ -82,6 +82,12 @@ class ProgressObserver final : public pipeline::SimulateObserver {
     void progress(size_t steps_done) override { progress_.update(steps_done); }
     void source_end() override { progress_.end(); }
     void source_stopped() override { progress_.abandon(); }
+    void geometric_begin(const std::string& source, size_t rays) override {
+        progress_.begin(source + " rays", rays, "rays");
+    }
+    void geometric_progress(size_t rays_done) override { progress_.update(rays_done); }
+    void geometric_end() override { progress_.end(); }
+    void geometric_stopped() override { progress_.abandon(); }
 
   private:
     Progress& progress_;

@@ -194,7 +194,7 @@ TEST(AirAbsorption, SimulateAttenuatesTheWavsByTheDistance) {
   "receivers": [{"name": "R", "position": [4.1, 1.3, 1.1]}],
   "air": {"temperature": 20, "humidity": 5, "absorption": )" +
                                  std::string(absorption ? "true" : "false") + R"(},
-  "simulation": {"max_frequency": 2000, "duration": 0.04}
+  "simulation": {"band": "wave", "max_frequency": 2000, "duration": 0.04}
 })";
         const auto scene = dir.write(name + ".json", text);
         const CommandResult r = run_ardent(

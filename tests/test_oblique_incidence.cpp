@@ -103,8 +103,9 @@ std::string scene(const Oblique& o, const std::string& floor, double lift = 0) {
           << l.xs + (o.hs + o.hr) * std::tan(o.angles[i] * kPi / 180) << ", " << l.ly / 2 << ", "
           << o.hr + lift << "]}";
     s << R"(], "air": {"absorption": false}, "output": {"sample_rate": 8000},)"
-      << R"( "simulation": {"solver": ")" << o.solver << R"(", "device": "cpu", "max_frequency": )"
-      << o.f_max << R"(, "duration": )" << l.duration << R"(, "speed_of_sound": 343}})";
+      << R"( "simulation": {"band": "wave", "solver": ")" << o.solver
+      << R"(", "device": "cpu", "max_frequency": )" << o.f_max << R"(, "duration": )" << l.duration
+      << R"(, "speed_of_sound": 343}})";
     return s.str();
 }
 

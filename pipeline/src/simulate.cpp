@@ -35,6 +35,7 @@
 #include "ardent/preprocess/info.h"
 #include "ardent/preprocess/preprocess.h"
 #include "ardent/solvers/solver.h"
+#include "full_band.h"
 
 namespace ardent::pipeline {
 namespace fs = std::filesystem;
@@ -124,15 +125,16 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// ISO 3382-1 octave-band parameters of one delivered IR, limited to the band the simulation is
-// flat in (0.8 f_max). A receiver whose IR cannot be analysed (silent: the source cannot reach
-// it within the duration) gets the reason instead of failing the run.
-json room_acoustics(const std::vector<float>& ir, int fs, double f_max, const std::string& source,
-                    const std::string& receiver) {
+// ISO 3382-1 octave-band parameters of one delivered IR, limited to the band the IR is flat in
+// (`flat_to_hz`: 0.8 f_max for the wave band; the output's band for a full-band run). A receiver
+// whose IR cannot be analysed (silent: the source cannot reach it within the duration) gets the
+// reason instead of failing the run.
+json room_acoustics(const std::vector<float>& ir, int fs, double flat_to_hz,
+                    const std::string& source, const std::string& receiver) {
     json j = {{"source", source}, {"receiver", receiver}};
     try {
         auralize::AnalysisOptions o;
-        o.max_frequency_hz = 0.8 * f_max;
+        o.max_frequency_hz = flat_to_hz;
         j["iso3382"] = auralize::to_json(
             auralize::analyze_ir(std::span<const float>(ir), fs, auralize::Bands::Octave, o));
     } catch (const InputError& e) {
@@ -196,6 +198,8 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
         sopts.threads = settings.threads;
         sopts.listener_grid = scene.listener_grid_every > 0;
         check_memory(p, sopts);  // before anything is written
+        std::optional<FullBand> full;
+        if (scene.simulation.band == "full") full.emplace(p, settings.threads);
         const std::string hash = scene_hash(scene);
         const int fs_out = scene.output_sample_rate;
         const double duration = scene.simulation.duration;
@@ -310,6 +314,16 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             }
             const double solve_s = seconds_since(t0);
             observer.source_end();
+            std::vector<std::vector<float>> geo;
+            if (full) {
+                observer.stage("Tracing rays from " + src_name + " ...");
+                auto traced = full->run(s, observer, stop);
+                if (!traced) {
+                    if (partial) save_checkpoint();
+                    throw Interrupted{};
+                }
+                geo = std::move(*traced);
+            }
             observer.stage("Writing " + src_name + " ...");
 
             t0 = std::chrono::steady_clock::now();
@@ -317,13 +331,15 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                                       scene.simulation.speed_of_sound);
             for (size_t r = 0; r < p.air.receivers.size(); ++r) {
                 const auto& sig = solver->receivers()[r];
-                const std::vector<float> ir = delivery.deliver(std::span<const double>(sig));
+                std::vector<float> ir = delivery.deliver(std::span<const double>(sig));
+                if (full) ir = full->join(ir, geo[r]);
                 const fs::path f =
                     dir.tmp() / "ir" /
                     (safe_name(src_name) + "_" + safe_name(p.air.receivers[r].name) + ".wav");
                 audio::write_wav_float(f, ir, fs_out, audio::WriteMode::Direct);
-                acoustics.push_back(room_acoustics(ir, fs_out, scene.simulation.max_frequency,
-                                                   src_name, p.air.receivers[r].name));
+                acoustics.push_back(room_acoustics(
+                    ir, fs_out, full ? 0.45 * fs_out : 0.8 * scene.simulation.max_frequency,
+                    src_name, p.air.receivers[r].name));
                 stop_point(stop);
             }
             if (scene.listener_grid_every > 0) {
@@ -456,6 +472,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                               {"points_per_wavelength", sim.effective_points_per_wavelength()},
                               {"speed_of_sound", sim.speed_of_sound},
                               {"partition_sides", sim.partition_sides},
+                              {"band", sim.band},
                               {"output_sample_rate", fs_out},
                               {"listener_grid_every", scene.listener_grid_every},
                               {"air",
@@ -496,6 +513,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             {"settings", settings_json},
             {"solver", solver_json},
             {"excitation", excitation_json},
+            {"band", full ? full->report() : json{{"mode", "wave"}}},
             {"ir",
              {{"sample_rate", fs_out},
               {"samples", std::llround(duration * fs_out)},
@@ -521,6 +539,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
               {"decompose", p.times.decompose_s},
               {"preprocess", preprocess_s},
               {"solve", solve},
+              {"geometric", full ? full->seconds() : 0.0},
               {"write", write_s},
               {"total", seconds_since(t_start)}}},
         };

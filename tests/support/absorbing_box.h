@@ -120,8 +120,9 @@ inline std::string absorbing_box_scene(const AbsorbingBox& b) {
         s << (r ? ", " : "") << R"({"name": "R)" << r << R"(", "position": [)" << b.receivers[r][0]
           << ", " << b.receivers[r][1] << ", " << b.receivers[r][2] << "]}";
     s << R"(], "air": {"absorption": false},)"
-      << R"( "simulation": {"solver": ")" << b.solver << R"(", "device": "cpu", "max_frequency": )"
-      << b.f_max << R"(, "duration": )" << b.duration << R"(, "speed_of_sound": 343.0}})";
+      << R"( "simulation": {"band": "wave", "solver": ")" << b.solver
+      << R"(", "device": "cpu", "max_frequency": )" << b.f_max << R"(, "duration": )" << b.duration
+      << R"(, "speed_of_sound": 343.0}})";
     return s.str();
 }
 

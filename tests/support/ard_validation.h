@@ -86,9 +86,9 @@ inline std::string box_scene_json(const BoxSpec& b) {
     for (size_t r = 0; r < b.receivers.size(); ++r)
         s << (r ? ", " : "") << R"({"name": "R)" << r << R"(", "position": )" << pos(b.receivers[r])
           << "}";
-    s << R"(], "simulation": {"solver": "ard", "device": "cpu", "max_frequency": )" << b.f_max
-      << R"(, "duration": 1.0, "points_per_wavelength": )" << kPpw << R"(, "speed_of_sound": )"
-      << kSpeed << "}}";
+    s << R"(], "simulation": {"band": "wave", "solver": "ard", "device": "cpu", "max_frequency": )"
+      << b.f_max << R"(, "duration": 1.0, "points_per_wavelength": )" << kPpw
+      << R"(, "speed_of_sound": )" << kSpeed << "}}";
     return s.str();
 }
 
@@ -729,6 +729,7 @@ inline EnergyResult energy_run(const std::string& scene_file, double f_max, size
                                size_t every, const std::string& csv) {
     Scene scene = load_scene(scene_file);
     scene.simulation.max_frequency = f_max;
+    scene.simulation.band = "wave";
     scene.listener_grid_every = 0;
     const std::string what = scene.name + " at " + std::to_string(static_cast<int>(f_max)) + " Hz";
     return energy_run(preprocess(scene), what, steps, every, csv);

@@ -81,8 +81,9 @@ inline std::string bras_cr2_scene(const std::string& solver, double f_max, doubl
       << R"( {"name": "MP04", "position": [-1.11, 1.23, 0.256]},)"
       << R"( {"name": "MP05", "position": [-0.998, 1.23, 1.409]}],)"
       << R"( "air": {"temperature": 19.5, "humidity": 41.7},)"
-      << R"( "simulation": {"solver": ")" << solver << R"(", "device": "cpu", "max_frequency": )"
-      << f_max << R"(, "duration": )" << duration << "}}";
+      << R"( "simulation": {"band": "wave", "solver": ")" << solver
+      << R"(", "device": "cpu", "max_frequency": )" << f_max << R"(, "duration": )" << duration
+      << "}}";
     return s.str();
 }
 

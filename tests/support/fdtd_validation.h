@@ -65,8 +65,8 @@ inline std::string duct_json(const Duct& d) {
         for (int j = 0; j < d.width; ++j)
             s << (j || k ? ", " : "") << R"({"name": "R)" << j << k << R"(", "position": [)"
               << (d.receiver_x + 0.5) * h << ", " << (j + 0.5) * h << ", " << (k + 0.5) * h << "]}";
-    s << R"(], "simulation": {"solver": "fdtd", "device": "cpu", "max_frequency": )" << d.f_max
-      << R"(, "duration": 1.0, "speed_of_sound": )" << kSpeed << "}}";
+    s << R"(], "simulation": {"band": "wave", "solver": "fdtd", "device": "cpu", "max_frequency": )"
+      << d.f_max << R"(, "duration": 1.0, "speed_of_sound": )" << kSpeed << "}}";
     return s.str();
 }
 
@@ -213,6 +213,7 @@ inline Scene lroom_scene(const LRoomSetup& s, bool fdtd) {
     scene.simulation.max_frequency = s.f_max();
     scene.simulation.duration = s.duration;
     scene.simulation.solver = fdtd ? "fdtd" : "ard";
+    scene.simulation.band = "wave";
     scene.simulation.points_per_wavelength = fdtd ? 10.0 : 10.0 / 3.0;
     if (s.rigid)
         for (Material& m : scene.materials)

@@ -61,6 +61,7 @@ Scene simple_scene(Vec3 source, double max_frequency, double alpha) {
     s.surfaces.push_back({"*", "wall"});
     s.sources.push_back({"S1", source});
     s.simulation.max_frequency = max_frequency;
+    s.simulation.band = "wave";  // the solvers' own band: what these tests judge
     return s;
 }
 

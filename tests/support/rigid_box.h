@@ -122,9 +122,9 @@ inline std::string rigid_box_scene(const RigidBox& b) {
       << R"( "sources": [{"name": "S", "position": )" << pos(b.source) << "}],"
       << R"( "receivers": [{"name": "R", "position": )" << pos(b.receiver) << "}],"
       << R"( "air": {"absorption": false},)"
-      << R"( "simulation": {"solver": ")" << b.solver << R"(", "device": "cpu", "max_frequency": )"
-      << b.f_max << R"(, "duration": )" << b.duration << R"(, "speed_of_sound": 343)"
-      << b.extra_simulation << "}}";
+      << R"( "simulation": {"band": "wave", "solver": ")" << b.solver
+      << R"(", "device": "cpu", "max_frequency": )" << b.f_max << R"(, "duration": )" << b.duration
+      << R"(, "speed_of_sound": 343)" << b.extra_simulation << "}}";
     return s.str();
 }
 

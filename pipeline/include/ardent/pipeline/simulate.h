@@ -60,6 +60,12 @@ class SimulateObserver {
     virtual void source_end() {}
     // ... or stopped early: cancelled or failed (an exception follows).
     virtual void source_stopped() {}
+    // A full-band run's geometric stage for a source (after its wave solve): `rays` rays, then
+    // rays done a few times a second, then its end (or a stop, when the run is cancelled).
+    virtual void geometric_begin(const std::string& /*source*/, size_t /*rays*/) {}
+    virtual void geometric_progress(size_t /*rays_done*/) {}
+    virtual void geometric_end() {}
+    virtual void geometric_stopped() {}
     // Asked after every chunk of steps (chunks grow to 0.12-0.5 s of solving, so 2 to 8 times a
     // second); return true to receive slice() now. The observer throttles (e.g. at most 5 per
     // second); each slice costs a gather of one plane (bench_live_slice: no measurable slowdown).

@@ -20,7 +20,7 @@ inline constexpr std::array<int, 6> kOctaveBandsHz = {125, 250, 500, 1000, 2000,
 
 // The scattering coefficient of a material that gives none (docs/materials.md, "Scattering"):
 // the geometric engine's share of reflected energy sent in a diffuse (Lambert) direction.
-inline constexpr double kDefaultScattering = 0.1;
+inline constexpr double kDefaultScattering = 0.4;
 
 // One band of a material's absorption: its centre frequency and its random-incidence
 // (statistical, Sabine) coefficient.

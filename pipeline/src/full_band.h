@@ -1,0 +1,42 @@
+// The geometric half of a full-band run (docs/full-band.md), for simulate(): the engine built
+// once per run, then per source its receivers' geometric IRs at the output rate, filtered by the
+// air like the wave solver's, and the report result.json gives.
+#pragma once
+
+#include <atomic>
+#include <optional>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ardent/geometric/geometric.h"
+#include "ardent/pipeline/simulate.h"
+#include "ardent/preprocess/preprocess.h"
+
+namespace ardent::pipeline {
+
+class FullBand {
+  public:
+    // Throws InputError when the crossover is above what max_frequency allows.
+    FullBand(const Preprocessed& p, int threads);
+
+    // The source's geometric IRs, one per receiver (output.sample_rate, duration long); nullopt
+    // when `stop` became true.
+    std::optional<std::vector<std::vector<float>>> run(size_t source, SimulateObserver& observer,
+                                                       const std::atomic<bool>* stop);
+    // The wave IR below the crossover, the geometric one above it.
+    std::vector<float> join(const std::vector<float>& wave, const std::vector<float>& geo) const;
+
+    double crossover_hz() const { return crossover_hz_; }
+    double seconds() const { return seconds_; }
+    nlohmann::ordered_json report() const;  // result.json's "band"
+
+  private:
+    const Preprocessed& p_;
+    geometric::Engine engine_;
+    double crossover_hz_;
+    double seconds_ = 0;
+    nlohmann::ordered_json sources_ = nlohmann::ordered_json::array();
+};
+
+}  // namespace ardent::pipeline
