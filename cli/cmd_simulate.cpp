@@ -127,7 +127,7 @@ int run(const Opts& o) {
             "Wrote " + r.directory.string() + " (" + std::to_string(r.ir_files.size()) + " IRs" +
             (r.grid_files.empty() ? std::string()
                                   : ", " + std::to_string(r.grid_files.size()) + " grid files") +
-            ") in " + Progress::duration_text(r.seconds));
+            ") in " + Progress::duration_text(r.seconds) + "; " + r.band);
         return 0;
     } catch (const SolverError& e) {
         std::fprintf(stderr, "ardent: %s\n", e.what());

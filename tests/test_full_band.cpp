@@ -73,6 +73,49 @@ TEST(Crossover, TakesTheLowIrBelowAndTheHighIrAbove) {
     EXPECT_DOUBLE_EQ(ardent::auralize::crossover_low_gain(fc * std::pow(2.0, 0.26), fc), 0.0);
 }
 
+double band_energy_db(const ardent::audio::Audio& a, double hz) {
+    const auto band = ardent::auralize::design_band(hz, 1, a.sample_rate);
+    const auto mono = a.channel(0);
+    const auto y =
+        ardent::auralize::band_signal(band, mono, ardent::auralize::Direction::TimeReversed);
+    double e = 0;
+    for (double v : y)
+        e += v * v;
+    return 10 * std::log10(e);
+}
+
+// What a listener hears: the bundled dry singer rendered through a full-band IR keeps the dry
+// signal's octave levels shaped by the room's, up to 8 kHz. The expected level of each octave is
+// the dry signal's plus the IR's mean |H|^2 over the octave (its band energy over 2 B / fs);
+// both spectra are taken relative to the 500 Hz octave.
+TEST(FullBand, RenderedSingerKeepsTheDrySignalsOctavesTo8kHz) {
+    ScratchDir dir;
+    dir.write("room.json", ardent::test::box_scene_json(
+                               R"({"max_frequency": 500, "duration": 1.0, "band": "full"})"));
+    ASSERT_EQ(run_ardent("simulate room.json -o out --quiet", dir.path()).exit_code, 0);
+    const fs::path dry =
+        ardent::test::source_dir() / "data" / "audio" / "openair-singing-anechoic-48k.wav";
+    const auto r =
+        run_ardent("auralize " + dry.string() + " out/ir/S1_R1.wav -o wet.wav", dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto x = ardent::audio::read_audio(dry);
+    const auto h = ardent::audio::read_audio(dir / "out" / "ir" / "S1_R1.wav");
+    const auto y = ardent::audio::read_audio(dir / "wet.wav");
+    std::vector<double> expected, got;
+    for (double hz : {125.0, 250.0, 500.0, 1000.0, 2000.0, 4000.0, 8000.0}) {
+        const double b = hz * (std::sqrt(2.0) - 1 / std::sqrt(2.0));
+        expected.push_back(band_energy_db(x, hz) + band_energy_db(h, hz) +
+                           10 * std::log10(h.sample_rate / (2 * b)));
+        got.push_back(band_energy_db(y, hz));
+    }
+    for (size_t k = 0; k < got.size(); ++k) {
+        const double e = expected[k] - expected[2], g = got[k] - got[2];
+        std::printf("%5.0f Hz octave: rendered %+6.1f dB, dry x room %+6.1f dB (re 500 Hz)\n",
+                    125 * std::pow(2.0, static_cast<double>(k)), g, e);
+        EXPECT_NEAR(g, e, 10.0);
+    }
+}
+
 class FullBandContinuity : public testing::TestWithParam<ardent::test::Continuity> {};
 
 TEST_P(FullBandContinuity, WaveAndGeometricHalvesAgreeInTheCrossoverBand) {

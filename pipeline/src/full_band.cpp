@@ -4,6 +4,7 @@
 #include <cmath>
 #include <future>
 #include <span>
+#include <string>
 #include <thread>
 
 #include "ardent/auralize/air_absorption.h"
@@ -79,6 +80,13 @@ std::optional<std::vector<std::vector<float>>> FullBand::run(size_t source,
 std::vector<float> FullBand::join(const std::vector<float>& wave,
                                   const std::vector<float>& geo) const {
     return auralize::join_at_crossover(wave, geo, p_.scene.output_sample_rate, crossover_hz_);
+}
+
+std::string FullBand::summary(const std::string& solver) const {
+    const auto hz = [](double f) { return std::to_string(std::lround(f)); };
+    return solver + " below " + hz(crossover_hz_) + " Hz, geometric acoustics above (transition " +
+           hz(crossover_hz_ * std::pow(2.0, -0.25)) + "-" +
+           hz(crossover_hz_ * std::pow(2.0, 0.25)) + " Hz)";
 }
 
 nlohmann::ordered_json FullBand::report() const {

@@ -30,6 +30,8 @@ class FullBand {
     double crossover_hz() const { return crossover_hz_; }
     double seconds() const { return seconds_; }
     nlohmann::ordered_json report() const;  // result.json's "band"
+    // "<solver> below 600 Hz, geometric acoustics above (transition 505-714 Hz)".
+    std::string summary(const std::string& solver) const;
 
   private:
     const Preprocessed& p_;

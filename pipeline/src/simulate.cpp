@@ -555,6 +555,9 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
         out.ir_files = files["ir"].get<std::vector<std::string>>();
         out.grid_files = files["grid"].get<std::vector<std::string>>();
         out.seconds = seconds_since(t_start);
+        out.band = full ? full->summary(solver_json.value("name", sim.solver))
+                        : solver_json.value("name", sim.solver) + " only, flat to " +
+                              std::to_string(std::lround(0.8 * sim.max_frequency)) + " Hz";
         return out;
     } catch (const Interrupted&) {
         if (partial && fs::is_directory(OutputDir::partial_path(target)))

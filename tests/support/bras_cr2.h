@@ -44,19 +44,21 @@ inline std::vector<std::vector<double>> read_rows(const std::filesystem::path& f
 }
 
 // A material's fitted random-incidence absorption (mat_CR2_<name>.csv: third-octave centres in
-// row 1, absorption in row 2).
-inline std::vector<AbsorptionBand> bras_cr2_bands(const std::string& name) {
+// row 1, absorption in row 2) or, with row 3, its scattering coefficient.
+inline std::vector<AbsorptionBand> bras_cr2_bands(const std::string& name, size_t row = 1) {
     const auto rows = read_rows(bras_cr2_dir() / ("mat_CR2_" + name + ".csv"));
     std::vector<AbsorptionBand> bands;
-    for (size_t b = 0; b < rows.at(0).size() && b < rows.at(1).size(); ++b)
-        bands.push_back({rows[0][b], rows[1][b]});
+    for (size_t b = 0; b < rows.at(0).size() && b < rows.at(row).size(); ++b)
+        bands.push_back({rows[0][b], rows[row][b]});
     return bands;
 }
 
 inline constexpr const char* kBrasCr2Materials[] = {"concrete", "windows", "ceiling", "plaster",
                                                     "floor"};
 
-inline std::string bras_cr2_scene(const std::string& solver, double f_max, double duration) {
+// `full`: a full-band run, the materials with their scattering coefficients too.
+inline std::string bras_cr2_scene(const std::string& solver, double f_max, double duration,
+                                  bool full = false) {
     const auto& names = kBrasCr2Materials;
     std::ostringstream s;
     s.precision(6);
@@ -68,6 +70,12 @@ inline std::string bras_cr2_scene(const std::string& solver, double f_max, doubl
         s << (m ? ", " : "") << "\"" << names[m] << R"(": {"absorption": {)";
         for (size_t b = 0; b < bands.size(); ++b)
             s << (b ? ", " : "") << "\"" << bands[b].hz << "\": " << bands[b].alpha;
+        if (full) {
+            const auto scattering = bras_cr2_bands(names[m], 2);
+            s << R"(}, "scattering": {)";
+            for (size_t b = 0; b < scattering.size(); ++b)
+                s << (b ? ", " : "") << "\"" << scattering[b].hz << "\": " << scattering[b].alpha;
+        }
         s << "}}";
     }
     s << R"(}, "surfaces": {)";
@@ -81,7 +89,7 @@ inline std::string bras_cr2_scene(const std::string& solver, double f_max, doubl
       << R"( {"name": "MP04", "position": [-1.11, 1.23, 0.256]},)"
       << R"( {"name": "MP05", "position": [-0.998, 1.23, 1.409]}],)"
       << R"( "air": {"temperature": 19.5, "humidity": 41.7},)"
-      << R"( "simulation": {"band": "wave", "solver": ")" << solver
+      << R"( "simulation": {"band": ")" << (full ? "full" : "wave") << R"(", "solver": ")" << solver
       << R"(", "device": "cpu", "max_frequency": )" << f_max << R"(, "duration": )" << duration
       << "}}";
     return s.str();
@@ -89,8 +97,8 @@ inline std::string bras_cr2_scene(const std::string& solver, double f_max, doubl
 
 struct Cr2Band {
     double hz = 0;
-    double t20 = 0, edt = 0;  // simulated, mean over the five receivers
-    double t20_measured = 0, edt_measured = 0;
+    double t20 = 0, edt = 0, c80 = 0;  // simulated, mean over the five receivers
+    double t20_measured = 0, edt_measured = 0, c80_measured = 0;
 };
 
 // The measured octave value: the mean of the octave's three third-octave bands.
@@ -108,59 +116,76 @@ inline double bras_cr2_measured(const std::string& parameter, double octave_hz) 
     return n == 3 ? sum / n : std::nan("");
 }
 
-// Simulates `duration` seconds (in `dir`) and returns the octaves 125 Hz up to 0.7 max_frequency.
+// Simulates `duration` seconds (in `dir`) and returns the octaves 125 Hz up to 0.7 max_frequency
+// (a full-band run: up to 8 kHz).
 // T20 needs the decay to -25 dB (about 0.8 s in CR2 at 500 Hz); a shorter IR shortens T20 a little
 // through the backward integration (FDTD at 500 Hz: 2.2 s 0.949 of the measured T20, 1.6 s 0.944,
 // 1.3 s 0.926).
 inline std::vector<Cr2Band> bras_cr2_decays(const std::string& solver, double f_max,
-                                            const ScratchDir& dir, double duration = 2.2) {
-    const std::string tag = "cr2-" + solver + std::to_string(static_cast<int>(f_max));
-    const auto scene = dir.write(tag + ".json", bras_cr2_scene(solver, f_max, duration));
+                                            const ScratchDir& dir, double duration = 2.2,
+                                            bool full = false) {
+    const std::string tag =
+        "cr2-" + solver + std::to_string(static_cast<int>(f_max)) + (full ? "-full" : "");
+    const auto scene = dir.write(tag + ".json", bras_cr2_scene(solver, f_max, duration, full));
     const CommandResult r =
         run_ardent("simulate " + scene.string() + " -o " + (dir / tag).string(), dir.path());
     if (r.exit_code != 0) {
         ADD_FAILURE() << "ardent simulate failed: " << r.err;
         return {};
     }
-    std::map<double, std::array<double, 2>> sum;
+    std::map<double, std::array<double, 3>> sum;
+    const double top = full ? 8000 : 0.7 * f_max;
     std::map<double, int> count;
     for (int k = 1; k <= 5; ++k) {
         const auto wav =
             audio::read_audio(dir / tag / "ir" / ("LS01_MP0" + std::to_string(k) + ".wav"));
         const auralize::Analysis a = auralize::analyze_ir(wav.samples, wav.sample_rate);
         for (const auto& b : a.results) {
-            if (b.nominal_hz < 125 || b.nominal_hz > 0.7 * f_max || !b.t20_s || !b.edt_s) continue;
+            if (b.nominal_hz < 125 || b.nominal_hz > top || !b.t20_s || !b.edt_s || !b.c80_db)
+                continue;
             sum[b.nominal_hz][0] += *b.t20_s;
             sum[b.nominal_hz][1] += *b.edt_s;
+            sum[b.nominal_hz][2] += *b.c80_db;
             ++count[b.nominal_hz];
         }
     }
     std::vector<Cr2Band> out;
     std::printf(
-        "[ measured ] BRAS CR2, %s to %.0f Hz, LS01 to MP01-MP05 (mean), simulated / "
+        "[ measured ] BRAS CR2, %s to %.0f Hz%s, LS01 to MP01-MP05 (mean), simulated / "
         "measured:\n",
-        solver.c_str(), f_max);
+        solver.c_str(), f_max, full ? " + geometric (full band)" : "");
     for (const auto& [hz, s] : sum) {
         if (count[hz] != 5) continue;
-        Cr2Band b{hz, s[0] / 5, s[1] / 5, bras_cr2_measured("T20", hz),
-                  bras_cr2_measured("EDT", hz)};
-        std::printf("[ measured ]   %4.0f Hz: T20 %.3f / %.3f s (%.3f), EDT %.3f / %.3f s (%.3f)\n",
-                    hz, b.t20, b.t20_measured, b.t20 / b.t20_measured, b.edt, b.edt_measured,
-                    b.edt / b.edt_measured);
+        Cr2Band b{hz,
+                  s[0] / 5,
+                  s[1] / 5,
+                  s[2] / 5,
+                  bras_cr2_measured("T20", hz),
+                  bras_cr2_measured("EDT", hz),
+                  bras_cr2_measured("C80", hz)};
+        std::printf(
+            "[ measured ]   %4.0f Hz: T20 %.3f / %.3f s (%.3f), EDT %.3f / %.3f s (%.3f), C80 "
+            "%.2f / %.2f dB (%+.2f)\n",
+            hz, b.t20, b.t20_measured, b.t20 / b.t20_measured, b.edt, b.edt_measured,
+            b.edt / b.edt_measured, b.c80, b.c80_measured, b.c80 - b.c80_measured);
         out.push_back(b);
     }
     // For docs/validation.md's figure (scripts/plot_validation.py), with ARDENT_VALIDATION_OUT.
-    std::vector<std::vector<double>> cols(5);
+    std::vector<std::vector<double>> cols(7);
     for (const Cr2Band& b : out) {
         cols[0].push_back(b.hz);
         cols[1].push_back(b.t20);
         cols[2].push_back(b.t20_measured);
         cols[3].push_back(b.edt);
         cols[4].push_back(b.edt_measured);
+        cols[5].push_back(b.c80);
+        cols[6].push_back(b.c80_measured);
     }
-    write_validation_csv(
-        "bras_cr2_" + solver + "_cpu_" + std::to_string(static_cast<int>(f_max)) + ".csv",
-        {"octave_hz", "t20_s", "t20_measured_s", "edt_s", "edt_measured_s"}, cols);
+    write_validation_csv("bras_cr2_" + solver + (full ? "-full" : "") + "_cpu_" +
+                             std::to_string(static_cast<int>(f_max)) + ".csv",
+                         {"octave_hz", "t20_s", "t20_measured_s", "edt_s", "edt_measured_s",
+                          "c80_db", "c80_measured_db"},
+                         cols);
     return out;
 }
 

@@ -79,6 +79,9 @@ struct SimulateResult {
     std::vector<std::string> ir_files;    // relative to `directory`, as in result.json "files"
     std::vector<std::string> grid_files;  // relative to `directory` (empty without a grid)
     double seconds = 0;                   // wall time of the whole call
+    // Which solver gave which part of the band, for a user: "ARD below 600 Hz, geometric
+    // acoustics above (transition 505-714 Hz)" or "ARD only, flat to 800 Hz".
+    std::string band;
 };
 
 // The run stopped because *stop became true. Nothing is left behind, except a checkpointed run's
