@@ -1,14 +1,12 @@
 #include "ardent/preprocess/voxelize.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <tuple>
 #include <utility>
+
+#include "thread_share.h"
 
 namespace ardent {
 namespace {
@@ -31,16 +29,6 @@ double edge_fn(P2 a, P2 b, P2 q) {
 bool top_left(P2 a, P2 b) {
     const double dy = b.y - a.y, dx = b.x - a.x;
     return dy < 0 || (dy == 0 && dx > 0);
-}
-
-// The calling OpenMP thread's share [lo, hi) of n items (all of them outside a parallel region).
-std::pair<int, int> thread_share(int n) {
-#ifdef _OPENMP
-    const long nth = omp_get_num_threads(), tid = omp_get_thread_num();
-#else
-    const long nth = 1, tid = 0;
-#endif
-    return {static_cast<int>(n * tid / nth), static_cast<int>(n * (tid + 1) / nth)};
 }
 
 bool covers(double e, P2 a, P2 b) {
