@@ -5,6 +5,8 @@
 #include <limits>
 #include <set>
 
+#include "cube_levels.h"
+
 namespace ardent {
 namespace {
 
@@ -18,12 +20,12 @@ size_t rect_area(int axis, const Index3& lo, const Index3& hi) {
 }
 
 // Greedy boxes, largest first: every free cell is bucketed by the side of the largest free cube
-// anchored at it (its minimum corner), found by a 3-D dynamic programme. Buckets are taken from the
-// largest power of two down, cells within a bucket in memory order; a cell whose cube shrank since
-// (a neighbouring box was claimed) moves down to its new bucket. From each anchor the largest box
-// with allowed sides (PartitionSides) that is all free air is claimed; ties go to the most cubical.
-// Cells left with cubes of side 1 are swept last in memory order. Deterministic: no hashing, no
-// threads.
+// anchored at it (its minimum corner), found by a 3-D dynamic programme (cube_levels.h). Buckets
+// are taken from the largest power of two down, cells within a bucket in memory order; a cell whose
+// cube shrank since (a neighbouring box was claimed) moves down to its new bucket. From each anchor
+// the largest box with allowed sides (PartitionSides) that is all free air is claimed; ties go to
+// the most cubical. Cells left with cubes of side 1 are swept last in memory order. Deterministic:
+// no hashing; threads only build the buckets and runs, which do not depend on them.
 class BoxFinder {
   public:
     // Runs of up to 3 cells: the coupling matrix is fitted for partitions of 4 cells and more
@@ -36,6 +38,7 @@ class BoxFinder {
             if (side_allowed(n, sides)) sides_.push_back(n);
         free_ = air.air;
         run_.assign(g_.count(), 0);
+#pragma omp parallel for schedule(static)
         for (int k = 0; k < g_.dims[2]; ++k)
             for (int j = 0; j < g_.dims[1]; ++j) {
                 int run = 0;
@@ -50,26 +53,7 @@ class BoxFinder {
     std::vector<Partition> run() {
         std::vector<Partition> out;
         const int levels = std::bit_width(static_cast<unsigned>(max_side_));
-        std::vector<std::vector<size_t>> bucket(static_cast<size_t>(levels));
-        {
-            // cube[i] = side of the largest free cube with its minimum corner at cell i.
-            std::vector<uint16_t> cube(g_.count(), 0);
-            const size_t sx = g_.stride(0), sy = g_.stride(1), sz = g_.stride(2);
-            for (int k = g_.dims[2] - 1; k >= 0; --k)
-                for (int j = g_.dims[1] - 1; j >= 0; --j)
-                    for (int i = g_.dims[0] - 1; i >= 0; --i) {
-                        const size_t idx = g_.index(i, j, k);
-                        if (!free_[idx]) continue;
-                        int m = 0;
-                        if (i + 1 < g_.dims[0] && j + 1 < g_.dims[1] && k + 1 < g_.dims[2])
-                            m = std::min({cube[idx + sx], cube[idx + sy], cube[idx + sz],
-                                          cube[idx + sx + sy], cube[idx + sx + sz],
-                                          cube[idx + sy + sz], cube[idx + sx + sy + sz]});
-                        cube[idx] = static_cast<uint16_t>(std::min(m + 1, max_side_));
-                    }
-            for (size_t idx = 0; idx < cube.size(); ++idx)
-                if (cube[idx] >= 2) bucket[level(cube[idx])].push_back(idx);
-        }
+        std::vector<std::vector<size_t>> bucket = cells_by_cube_level(g_, free_, max_side_);
         for (int b = levels - 1; b >= 1; --b) {
             // Cells demoted into this bucket while it is processed are appended and visited too.
             for (size_t n = 0; n < bucket[b].size(); ++n) {
