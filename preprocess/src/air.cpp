@@ -201,6 +201,16 @@ struct BoundaryMaterials {
     std::vector<uint8_t> needs;  // per cell: boundary cell left without a material
 };
 
+// Whether the non-air cell x at c has an air face neighbour (c may lie on the grid's edge).
+bool touches_air(const AirModel& m, Index3 c, size_t x, const long (&offset)[6]) {
+    for (int n = 0; n < 6; ++n) {
+        const int a = n / 2;
+        if (n % 2 ? c[a] + 1 >= m.grid.dims[a] : c[a] == 0) continue;
+        if (m.air[static_cast<size_t>(static_cast<long>(x) + offset[n])]) return true;
+    }
+    return false;
+}
+
 // Gives every boundary air cell and every non-air cell touching the air the material of its
 // nearest surface (m.material, -1 elsewhere). Each cell writes only itself, so slabs of z planes
 // run in parallel; the counts are sums and the box a minimum and maximum, the same in any order.
@@ -222,13 +232,9 @@ BoundaryMaterials assign_materials(AirModel& m, const SurfaceBand& band,
                 for (int i = 0; i < g.dims[0]; ++i) {
                     const Index3 c{i, j, k};
                     const size_t x = g.index(c);
-                    bool touched = false;  // a boundary air cell, or a non-air cell touching air
-                    for (int n = 0; n < 6; ++n) {
-                        if (!m.air[x]) {
-                            touched =
-                                touched || (g.contains(step(c, n)) && m.air[g.index(step(c, n))]);
-                            continue;
-                        }
+                    // A boundary air cell, or a non-air cell touching air.
+                    bool touched = !m.air[x] && touches_air(m, c, x, offset);
+                    for (int n = 0; n < 6 && m.air[x]; ++n) {
                         // In range: air never touches the grid's edge.
                         const auto y = static_cast<size_t>(static_cast<long>(x) + offset[n]);
                         if (m.air[y]) continue;

@@ -53,6 +53,10 @@ struct BoundarySlab {
 // One boundary cell's coefficients and branch groups.
 void add_boundary_cell(const AirModel& air, const WallTables& w, double lambda, size_t idx,
                        std::vector<int>& faces_of, BoundarySlab& s) {
+    if (is_interior(air, idx)) {  // most cells: no need to look at walls
+        ++s.interior;
+        return;
+    }
     const Grid& g = air.grid;
     const long sy = g.dims[0], sz = static_cast<long>(g.dims[0]) * g.dims[1];
     const long offsets[6] = {-1, 1, -sy, sy, -sz, sz};
