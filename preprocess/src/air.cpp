@@ -6,6 +6,8 @@
 #include <limits>
 
 #include "ardent/preprocess/errors.h"
+#include "enclosed_region.h"
+#include "run_components.h"
 
 namespace ardent {
 namespace {
@@ -84,6 +86,32 @@ PlacedEmitter place(const Scene& scene, const Emitter& e, const char* kind, cons
     throw InputError(who + " is not in any air: the model encloses no air at this resolution");
 }
 
+// Where the air seeded at `seed` first reaches the grid's edge, in the serial flood fill's order
+// (breadth first, neighbours -x +x -y +y -z +z): the place an error message names. Only called
+// once the air is known to leak.
+Vec3 first_leak(const Grid& g, const std::vector<uint8_t>& inside,
+                const std::vector<uint8_t>& walls, size_t seed) {
+    std::vector<uint8_t> seen(g.count(), 0);
+    std::vector<size_t> queue{seed};
+    seen[seed] = 1;
+    for (size_t head = 0; head < queue.size(); ++head) {
+        const Index3 c = g.coords(queue[head]);
+        if (g.on_edge(c)) return g.centre(c);
+        for (int n = 0; n < 6; ++n) {
+            const Index3 d = step(c, n);
+            if (!g.contains(d)) continue;
+            const size_t j = g.index(d);
+            // Never through a surface: the wall bit sits on the cell at the +1 side of the pair.
+            if (walls[n % 2 ? j : queue[head]] & (1 << (n / 2))) continue;
+            if (inside[j] && !seen[j]) {
+                seen[j] = 1;
+                queue.push_back(j);
+            }
+        }
+    }
+    return g.centre(g.coords(seed));  // not reached: the caller saw the air touch the edge
+}
+
 // Volume the mesh encloses around the air, integrated exactly along vertical rays spaced half a
 // cell apart: between consecutive crossings of a ray with the surface lies an interval whose
 // length is exact; it counts when its crossing parity is the air's (odd inside a shell, even in a
@@ -119,40 +147,11 @@ double mesh_air_volume(const TriangleMesh& mesh, const AirModel& m) {
     return volume * hc * hc;
 }
 
-// The largest region of cells flagged `kind` next to the air that does not reach the grid's edge
-// (flood fills that, like the air's, never cross a surface); its cells.
-std::vector<size_t> largest_enclosed_neighbour(const AirModel& m, const std::vector<uint8_t>& flag,
-                                               const std::vector<uint8_t>& walls, uint8_t kind) {
-    const Grid& g = m.grid;
-    std::vector<uint8_t> seen(g.count(), 0);
-    std::vector<size_t> queue, best;
-    for (size_t i = 0; i < g.count(); ++i) {
-        if (!m.air[i]) continue;
-        const Index3 c = g.coords(i);
-        for (int n = 0; n < 6; ++n) {
-            const size_t start = g.index(step(c, n));
-            if (m.air[start] || flag[start] != kind || seen[start]) continue;
-            queue.assign(1, start);
-            seen[start] = 1;
-            bool open = false;
-            for (size_t head = 0; head < queue.size(); ++head) {
-                const Index3 q = g.coords(queue[head]);
-                if (g.on_edge(q)) open = true;
-                for (int k = 0; k < 6; ++k) {
-                    const Index3 d = step(q, k);
-                    if (!g.contains(d)) continue;
-                    const size_t j = g.index(d);
-                    if (walls[k % 2 ? j : queue[head]] & (1 << (k / 2))) continue;
-                    if (!seen[j] && !m.air[j] && flag[j] == kind) {
-                        seen[j] = 1;
-                        queue.push_back(j);
-                    }
-                }
-            }
-            if (!open && queue.size() > best.size()) best.swap(queue);
-        }
-    }
-    return best;
+std::vector<size_t> flagged_cells(const std::vector<uint8_t>& flag) {
+    std::vector<size_t> out;
+    for (size_t i = 0; i < flag.size(); ++i)
+        if (flag[i]) out.push_back(i);
+    return out;
 }
 
 // Thickness of a region in cells: how many layers peeling it from its boundary takes.
@@ -194,6 +193,79 @@ int thickness(const Grid& g, const std::vector<size_t>& cells) {
     return depth;
 }
 
+// The air's boundary: its cells and faces, the faces with no surface near either side, and the
+// cells given no material (boundary air cells and non-air cells touching the air).
+struct BoundaryMaterials {
+    size_t boundary = 0, faces = 0, uncovered = 0;
+    Box3 uncovered_box;          // the uncovered faces' centres
+    std::vector<uint8_t> needs;  // per cell: boundary cell left without a material
+};
+
+// Whether the non-air cell x at c has an air face neighbour (c may lie on the grid's edge).
+bool touches_air(const AirModel& m, Index3 c, size_t x, const long (&offset)[6]) {
+    for (int n = 0; n < 6; ++n) {
+        const int a = n / 2;
+        if (n % 2 ? c[a] + 1 >= m.grid.dims[a] : c[a] == 0) continue;
+        if (m.air[static_cast<size_t>(static_cast<long>(x) + offset[n])]) return true;
+    }
+    return false;
+}
+
+// Gives every boundary air cell and every non-air cell touching the air the material of its
+// nearest surface (m.material, -1 elsewhere). Each cell writes only itself, so slabs of z planes
+// run in parallel; the counts are sums and the box a minimum and maximum, the same in any order.
+BoundaryMaterials assign_materials(AirModel& m, const SurfaceBand& band,
+                                   const std::vector<int>& group_material) {
+    const Grid& g = m.grid;
+    BoundaryMaterials out;
+    out.needs.assign(g.count(), 0);
+    m.material.assign(g.count(), -1);
+    const long sy = g.dims[0], sz = sy * g.dims[1];
+    const long offset[6] = {-1, 1, -sy, sy, -sz, sz};
+    size_t boundary = 0, faces = 0, uncovered = 0;
+#pragma omp parallel reduction(+ : boundary, faces, uncovered)
+    {
+        Box3 box;
+#pragma omp for schedule(static)
+        for (int k = 0; k < g.dims[2]; ++k)
+            for (int j = 0; j < g.dims[1]; ++j)
+                for (int i = 0; i < g.dims[0]; ++i) {
+                    const Index3 c{i, j, k};
+                    const size_t x = g.index(c);
+                    // A boundary air cell, or a non-air cell touching air.
+                    bool touched = !m.air[x] && touches_air(m, c, x, offset);
+                    for (int n = 0; n < 6 && m.air[x]; ++n) {
+                        // In range: air never touches the grid's edge.
+                        const auto y = static_cast<size_t>(static_cast<long>(x) + offset[n]);
+                        if (m.air[y]) continue;
+                        touched = true;
+                        ++faces;
+                        if (band.group[y] < 0 && band.group[x] < 0) {
+                            ++uncovered;
+                            box.expand((g.centre(c) + g.centre(step(c, n))) * 0.5);
+                        }
+                    }
+                    if (!touched) continue;
+                    boundary += m.air[x];
+                    const int32_t group = band.group[x];
+                    m.material[x] =
+                        group < 0
+                            ? int16_t{-1}
+                            : static_cast<int16_t>(group_material[static_cast<size_t>(group)]);
+                    out.needs[x] = m.material[x] < 0;
+                }
+#pragma omp critical
+        for (int a = 0; a < 3; ++a) {
+            out.uncovered_box.lo[a] = std::min(out.uncovered_box.lo[a], box.lo[a]);
+            out.uncovered_box.hi[a] = std::max(out.uncovered_box.hi[a], box.hi[a]);
+        }
+    }
+    out.boundary = boundary;
+    out.faces = faces;
+    out.uncovered = uncovered;
+    return out;
+}
+
 }  // namespace
 
 AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
@@ -215,33 +287,12 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
         for (const Emitter& e : scene.sources)
             src.push_back(place(scene, e, "source", g, model, inside));
         m.air.assign(g.count(), 0);
-        std::vector<size_t> queue;
-        queue.reserve(1 << 16);
         const size_t seed = g.index(src[0].cell);
-        m.air[seed] = 1;
-        queue.push_back(seed);
-        bool leaked = false;
-        for (size_t head = 0; head < queue.size(); ++head) {
-            const Index3 c = g.coords(queue[head]);
-            if (g.on_edge(c) && !leaked) {
-                leaked = true;
-                leak_at = g.centre(c);
-            }
-            for (int n = 0; n < 6; ++n) {
-                const Index3 d = step(c, n);
-                if (!g.contains(d)) continue;
-                const size_t j = g.index(d);
-                // Never through a surface: the wall bit sits on the cell at the +1 side of the
-                // pair.
-                if (walls[n % 2 ? j : queue[head]] & (1 << (n / 2))) continue;
-                if (inside[j] && !m.air[j]) {
-                    m.air[j] = 1;
-                    queue.push_back(j);
-                }
-            }
-        }
-        m.air_cells = queue.size();
-        return leaked;
+        const RunComponents parts(g, inside, 1, walls);
+        const RunComponents::Extent air = parts.fill(parts.component(parts.run_at(seed)), m.air);
+        m.air_cells = air.cells;
+        if (air.on_edge) leak_at = first_leak(g, inside, walls, seed);
+        return air.on_edge;
     };
 
     // The first source says which convention the model follows; `inside` then flags the cells of
@@ -288,13 +339,10 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
     // largest enclosed region on the other side of the air's surfaces is both thicker and at least
     // half as large, the source is inside a solid and that region is the room.
     {
-        std::vector<size_t> air_cells;
-        air_cells.reserve(m.air_cells);
-        for (size_t i = 0; i < g.count(); ++i)
-            if (m.air[i]) air_cells.push_back(i);
         const std::vector<size_t> other = largest_enclosed_neighbour(m, inside, walls, 0);
+        // The air's own cells are listed only when the comparison needs them (8 bytes a cell).
         if (!other.empty() && 2 * other.size() >= m.air_cells &&
-            thickness(g, other) > thickness(g, air_cells)) {
+            thickness(g, other) > thickness(g, flagged_cells(m.air))) {
             const double cell3 = g.h * g.h * g.h;
             char vols[200];
             std::snprintf(vols, sizeof vols,
@@ -327,40 +375,9 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
     // Materials from the nearest surface within 1.5 cells of each cell centre: enough to reach
     // every boundary cell of a closed model (an air and a solid centre straddle the surface).
     const SurfaceBand band = surface_band(mesh, g, 1.5);
-    m.material.assign(g.count(), -1);
-    auto material_of = [&](size_t i) -> int16_t {
-        return band.group[i] < 0
-                   ? int16_t{-1}
-                   : static_cast<int16_t>(group_material[static_cast<size_t>(band.group[i])]);
-    };
-    size_t boundary = 0, faces = 0, uncovered = 0;
-    Box3 uncovered_box;
-    const long n = static_cast<long>(g.count());
-    std::vector<uint8_t> needs(g.count(), 0);  // boundary cells left without a material
-    for (long i = 0; i < n; ++i) {
-        if (!m.air[i]) continue;
-        const Index3 c = g.coords(static_cast<size_t>(i));
-        bool is_boundary = false;
-        for (int k = 0; k < 6; ++k) {
-            const Index3 d = step(c, k);
-            const size_t j = g.index(d);  // in range: air never touches the grid edge
-            if (m.air[j]) continue;
-            is_boundary = true;
-            ++faces;
-            m.material[j] = material_of(j);
-            if (band.group[j] < 0 && band.group[i] < 0) {
-                ++uncovered;
-                uncovered_box.expand((g.centre(c) + g.centre(d)) * 0.5);
-            }
-            if (m.material[j] < 0) needs[j] = 1;
-        }
-        if (is_boundary) {
-            ++boundary;
-            m.material[i] = material_of(i);
-            if (m.material[i] < 0) needs[i] = 1;
-        }
-    }
-    m.boundary_cells = boundary;
+    const BoundaryMaterials bm = assign_materials(m, band, group_material);
+    const size_t faces = bm.faces, uncovered = bm.uncovered;
+    m.boundary_cells = bm.boundary;
     m.boundary_faces = faces;
     m.uncovered_faces = uncovered;
     if (faces > 0 &&
@@ -370,12 +387,12 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
                       100.0 * static_cast<double>(uncovered) / static_cast<double>(faces));
         throw InputError(scene.display_name() + ": geometry: the mesh is open: " + share +
                          " of the air's boundary (" + std::to_string(uncovered) +
-                         " cell faces, between " + fmt(uncovered_box.lo) + " and " +
-                         fmt(uncovered_box.hi) +
+                         " cell faces, between " + fmt(bm.uncovered_box.lo) + " and " +
+                         fmt(bm.uncovered_box.hi) +
                          ") has no surface within 1.5 cells; close the holes in the model");
     }
     // Cells next to small holes take the material of the nearest cell that has one.
-    if (uncovered > 0 || std::count(needs.begin(), needs.end(), 1) > 0) {
+    if (uncovered > 0 || std::count(bm.needs.begin(), bm.needs.end(), 1) > 0) {
         std::deque<size_t> q;
         for (size_t i = 0; i < g.count(); ++i)
             if (m.material[i] >= 0) q.push_back(i);
@@ -395,7 +412,7 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
             }
         }
         for (size_t i = 0; i < g.count(); ++i)
-            if (needs[i]) m.material[i] = spread[i];
+            if (bm.needs[i]) m.material[i] = spread[i];
     }
     std::vector<uint8_t>().swap(m.classification.inside);
     std::vector<uint8_t>().swap(m.classification.walls);

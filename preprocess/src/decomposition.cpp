@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <limits>
 #include <set>
+
+#include "cube_levels.h"
 
 namespace ardent {
 namespace {
@@ -17,12 +20,12 @@ size_t rect_area(int axis, const Index3& lo, const Index3& hi) {
 }
 
 // Greedy boxes, largest first: every free cell is bucketed by the side of the largest free cube
-// anchored at it (its minimum corner), found by a 3-D dynamic programme. Buckets are taken from the
-// largest power of two down, cells within a bucket in memory order; a cell whose cube shrank since
-// (a neighbouring box was claimed) moves down to its new bucket. From each anchor the largest box
-// with allowed sides (PartitionSides) that is all free air is claimed; ties go to the most cubical.
-// Cells left with cubes of side 1 are swept last in memory order. Deterministic: no hashing, no
-// threads.
+// anchored at it (its minimum corner), found by a 3-D dynamic programme (cube_levels.h). Buckets
+// are taken from the largest power of two down, cells within a bucket in memory order; a cell whose
+// cube shrank since (a neighbouring box was claimed) moves down to its new bucket. From each anchor
+// the largest box with allowed sides (PartitionSides) that is all free air is claimed; ties go to
+// the most cubical. Cells left with cubes of side 1 are swept last in memory order. Deterministic:
+// no hashing; threads only build the buckets and runs, which do not depend on them.
 class BoxFinder {
   public:
     // Runs of up to 3 cells: the coupling matrix is fitted for partitions of 4 cells and more
@@ -35,6 +38,7 @@ class BoxFinder {
             if (side_allowed(n, sides)) sides_.push_back(n);
         free_ = air.air;
         run_.assign(g_.count(), 0);
+#pragma omp parallel for schedule(static)
         for (int k = 0; k < g_.dims[2]; ++k)
             for (int j = 0; j < g_.dims[1]; ++j) {
                 int run = 0;
@@ -49,26 +53,7 @@ class BoxFinder {
     std::vector<Partition> run() {
         std::vector<Partition> out;
         const int levels = std::bit_width(static_cast<unsigned>(max_side_));
-        std::vector<std::vector<size_t>> bucket(static_cast<size_t>(levels));
-        {
-            // cube[i] = side of the largest free cube with its minimum corner at cell i.
-            std::vector<uint16_t> cube(g_.count(), 0);
-            const size_t sx = g_.stride(0), sy = g_.stride(1), sz = g_.stride(2);
-            for (int k = g_.dims[2] - 1; k >= 0; --k)
-                for (int j = g_.dims[1] - 1; j >= 0; --j)
-                    for (int i = g_.dims[0] - 1; i >= 0; --i) {
-                        const size_t idx = g_.index(i, j, k);
-                        if (!free_[idx]) continue;
-                        int m = 0;
-                        if (i + 1 < g_.dims[0] && j + 1 < g_.dims[1] && k + 1 < g_.dims[2])
-                            m = std::min({cube[idx + sx], cube[idx + sy], cube[idx + sz],
-                                          cube[idx + sx + sy], cube[idx + sx + sz],
-                                          cube[idx + sy + sz], cube[idx + sx + sy + sz]});
-                        cube[idx] = static_cast<uint16_t>(std::min(m + 1, max_side_));
-                    }
-            for (size_t idx = 0; idx < cube.size(); ++idx)
-                if (cube[idx] >= 2) bucket[level(cube[idx])].push_back(idx);
-        }
+        std::vector<std::vector<size_t>> bucket = cells_by_cube_level(g_, free_, max_side_);
         for (int b = levels - 1; b >= 1; --b) {
             // Cells demoted into this bucket while it is processed are appended and visited too.
             for (size_t n = 0; n < bucket[b].size(); ++n) {
@@ -102,17 +87,19 @@ class BoxFinder {
         return static_cast<size_t>(std::bit_width(static_cast<unsigned>(side)) - 1);
     }
 
-    // Side (below `limit`) of the largest free cube anchored at c, from the x runs.
+    // Side (below `limit`) of the largest free cube anchored at c, from the x runs. A cube of side
+    // t needs every one of its t*t rows to run >= t; growing t only adds the 2t-1 rows of the new
+    // layer and column to the running minimum, so the search reads O(side^2) rows, not O(side^3).
     int cube_side(Index3 c, int limit) const {
-        int s = 0;
+        int s = 0, shortest = std::numeric_limits<int>::max();
         while (s < limit && c[0] + s < g_.dims[0] && c[1] + s < g_.dims[1] &&
                c[2] + s < g_.dims[2]) {
-            const int t = s + 1;  // a cube of side t needs every one of its t*t rows to run >= t
-            bool ok = true;
-            for (int z = 0; z < t && ok; ++z)
-                for (int y = 0; y < t && ok; ++y)
-                    ok = run_[g_.index(c[0], c[1] + y, c[2] + z)] >= t;
-            if (!ok) break;
+            const int t = s + 1;
+            for (int y = 0; y < t; ++y)  // the new layer z = s
+                shortest = std::min(shortest, run_[g_.index(c[0], c[1] + y, c[2] + s)]);
+            for (int z = 0; z < s; ++z)  // the new row y = s of the older layers
+                shortest = std::min(shortest, run_[g_.index(c[0], c[1] + s, c[2] + z)]);
+            if (shortest < t) break;
             s = t;
         }
         return s;

@@ -1,14 +1,12 @@
 #include "ardent/preprocess/voxelize.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <tuple>
 #include <utility>
+
+#include "thread_share.h"
 
 namespace ardent {
 namespace {
@@ -31,16 +29,6 @@ double edge_fn(P2 a, P2 b, P2 q) {
 bool top_left(P2 a, P2 b) {
     const double dy = b.y - a.y, dx = b.x - a.x;
     return dy < 0 || (dy == 0 && dx > 0);
-}
-
-// The calling OpenMP thread's share [lo, hi) of n items (all of them outside a parallel region).
-std::pair<int, int> thread_share(int n) {
-#ifdef _OPENMP
-    const long nth = omp_get_num_threads(), tid = omp_get_thread_num();
-#else
-    const long nth = 1, tid = 0;
-#endif
-    return {static_cast<int>(n * tid / nth), static_cast<int>(n * (tid + 1) / nth)};
 }
 
 bool covers(double e, P2 a, P2 b) {
@@ -119,6 +107,55 @@ void rasterize_axis(const TriangleMesh& mesh, const Grid& g, int axis, std::vect
     }
 }
 
+// Adds to every cell's votes the parity of the flips before it along its x ray (a prefix XOR);
+// returns how many rays end with odd parity and how many cross the surface at all.
+std::pair<size_t, size_t> add_parity_x(const Grid& g, const std::vector<uint8_t>& flip,
+                                       std::vector<uint8_t>& inside) {
+    size_t odd = 0, hit = 0;
+    const long nrays = static_cast<long>(g.dims[1]) * g.dims[2];
+#pragma omp parallel for reduction(+ : odd, hit) schedule(static)
+    for (long r = 0; r < nrays; ++r) {
+        size_t idx = static_cast<size_t>(r) * static_cast<size_t>(g.dims[0]);
+        uint8_t parity = 0, any = 0;
+        for (int k = 0; k < g.dims[0]; ++k, ++idx) {
+            any |= flip[idx];
+            parity ^= flip[idx];
+            inside[idx] = static_cast<uint8_t>(inside[idx] + parity);
+        }
+        odd += parity;
+        hit += any;
+    }
+    return {odd, hit};
+}
+
+// The same along y or z, marching a whole row of x rays at once: walking one ray at a time along
+// those axes touches a new cache line per cell. Threads own the planes across the march.
+std::pair<size_t, size_t> add_parity_across(const Grid& g, int axis,
+                                            const std::vector<uint8_t>& flip,
+                                            std::vector<uint8_t>& inside) {
+    const int across = axis == 1 ? 2 : 1;  // neither x nor the march
+    const auto nx = static_cast<size_t>(g.dims[0]);
+    size_t odd = 0, hit = 0;
+#pragma omp parallel for reduction(+ : odd, hit) schedule(static)
+    for (int o = 0; o < g.dims[across]; ++o) {
+        std::vector<uint8_t> parity(nx, 0), any(nx, 0);
+        for (int a = 0; a < g.dims[axis]; ++a) {
+            Index3 c{0, 0, 0};
+            c[axis] = a;
+            c[across] = o;
+            const size_t row = g.index(c);
+            for (size_t i = 0; i < nx; ++i) {
+                any[i] |= flip[row + i];
+                parity[i] ^= flip[row + i];
+                inside[row + i] = static_cast<uint8_t>(inside[row + i] + parity[i]);
+            }
+        }
+        odd += static_cast<size_t>(std::count(parity.begin(), parity.end(), 1));
+        hit += static_cast<size_t>(std::count(any.begin(), any.end(), 1));
+    }
+    return {odd, hit};
+}
+
 }  // namespace
 
 bool point_inside(const TriangleMesh& mesh, Vec3 pt) {
@@ -141,26 +178,8 @@ Classification classify_cells(const TriangleMesh& mesh, const Grid& g) {
     std::vector<uint8_t> flip(n);
     for (int axis = 0; axis < 3; ++axis) {
         rasterize_axis(mesh, g, axis, flip, out.walls);
-        const int u = (axis + 1) % 3, v = (axis + 2) % 3;
-        const size_t sa = g.stride(axis);
-        size_t odd = 0, hit = 0;
-        const long nrays = static_cast<long>(g.dims[u]) * g.dims[v];
-#pragma omp parallel for reduction(+ : odd, hit) schedule(static)
-        for (long r = 0; r < nrays; ++r) {
-            Index3 c;
-            c[axis] = 0;
-            c[u] = static_cast<int>(r % g.dims[u]);
-            c[v] = static_cast<int>(r / g.dims[u]);
-            size_t idx = g.index(c);
-            uint8_t parity = 0, any = 0;
-            for (int k = 0; k < g.dims[axis]; ++k, idx += sa) {
-                any |= flip[idx];
-                parity ^= flip[idx];
-                out.inside[idx] = static_cast<uint8_t>(out.inside[idx] + parity);
-            }
-            odd += parity;
-            hit += any;
-        }
+        const auto [odd, hit] = axis == 0 ? add_parity_x(g, flip, out.inside)
+                                          : add_parity_across(g, axis, flip, out.inside);
         out.odd_rays[axis] = odd;
         out.rays_hit[axis] = hit;
     }

@@ -17,6 +17,36 @@
 namespace ardent::fdtd {
 namespace {
 
+// Interior cells in contiguous x-runs (never across a row: a row's ends are not air), found per
+// slab of z planes on all cores and joined in order.
+struct InteriorRun {
+    size_t start, length;
+};
+std::vector<InteriorRun> interior_runs(const AirModel& air) {
+    const Grid& g = air.grid;
+    const int slabs = std::min(g.dims[2], 4 * omp_get_max_threads());
+    std::vector<std::vector<InteriorRun>> slab(static_cast<size_t>(slabs));
+#pragma omp parallel for schedule(dynamic)
+    for (int n = 0; n < slabs; ++n)
+        for (int k = g.dims[2] * n / slabs; k < g.dims[2] * (n + 1) / slabs; ++k)
+            for (int j = 0; j < g.dims[1]; ++j) {
+                size_t start = 0, length = 0;
+                for (int i = 0; i <= g.dims[0]; ++i) {
+                    const size_t idx = i < g.dims[0] ? g.index(i, j, k) : 0;
+                    if (i < g.dims[0] && is_interior(air, idx)) {
+                        if (length++ == 0) start = idx;
+                    } else if (length > 0) {
+                        slab[static_cast<size_t>(n)].push_back({start, length});
+                        length = 0;
+                    }
+                }
+            }
+    std::vector<InteriorRun> out;
+    for (const auto& runs : slab)
+        out.insert(out.end(), runs.begin(), runs.end());
+    return out;
+}
+
 template <typename Real>
 class FdtdCpu final : public Solver {
   public:
@@ -47,20 +77,7 @@ class FdtdCpu final : public Solver {
         const size_t n = g.count();
         p_.assign(n, Real(0));
         prev_.assign(n, Real(0));
-        // Interior cells in contiguous x-runs (never across a row: a row's ends are not air).
-        for (int k = 0; k < g.dims[2]; ++k)
-            for (int j = 0; j < g.dims[1]; ++j) {
-                size_t start = 0, length = 0;
-                for (int i = 0; i <= g.dims[0]; ++i) {
-                    const size_t idx = i < g.dims[0] ? g.index(i, j, k) : 0;
-                    if (i < g.dims[0] && is_interior(p.air, idx)) {
-                        if (length++ == 0) start = idx;
-                    } else if (length > 0) {
-                        runs_.push_back({start, length});
-                        length = 0;
-                    }
-                }
-            }
+        runs_ = interior_runs(p.air);
         offsets_[0] = 1;
         offsets_[1] = static_cast<size_t>(g.dims[0]);
         offsets_[2] = static_cast<size_t>(g.dims[0]) * static_cast<size_t>(g.dims[1]);
@@ -154,9 +171,7 @@ class FdtdCpu final : public Solver {
     static constexpr size_t kCheckEvery = 64;
     // Below this many grid cells a parallel region costs more than the step (its barrier spins).
     static constexpr size_t kParallelCells = 1 << 17;
-    struct Run {
-        size_t start = 0, length = 0;
-    };
+    using Run = InteriorRun;
     struct Coefficients {
         Real air_neighbours, gain, loss;
         int32_t groups_begin, groups, terms_begin;

@@ -1,0 +1,39 @@
+// The calling OpenMP thread's share of a range, for loops that give each thread one contiguous
+// slab (so no two threads write one cell, and a serial pass can stitch the slabs' seams).
+#pragma once
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include <utility>
+
+namespace ardent {
+
+// The calling thread's share [lo, hi) of n items (all of them outside a parallel region).
+inline std::pair<int, int> thread_share(int n) {
+#ifdef _OPENMP
+    const long nth = omp_get_num_threads(), tid = omp_get_thread_num();
+#else
+    const long nth = 1, tid = 0;
+#endif
+    return {static_cast<int>(n * tid / nth), static_cast<int>(n * (tid + 1) / nth)};
+}
+
+// Threads a parallel region will have, and the calling thread's number within it.
+inline int max_threads() {
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+inline int thread_number() {
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+}  // namespace ardent
