@@ -59,8 +59,10 @@ SourceResult Engine::run(size_t source_index, Vec3 source, const std::vector<Vec
     rt.receiver_radius = plan_.receiver_radius;
     rt.seed = seed;
     rt.threads = threads_;
-    const auto histograms = trace_rays(room_, source, receivers, rt, &out.rays, rays_done, stop);
+    auto histograms = trace_rays(room_, source, receivers, rt, &out.rays, rays_done, stop);
     if (stop && stop->load()) return out;
+    for (auto& h : histograms)
+        smooth_late_energy(h);
 
     t0 = std::chrono::steady_clock::now();
     for (size_t r = 0; r < receivers.size(); ++r) {

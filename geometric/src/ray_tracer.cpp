@@ -62,30 +62,56 @@ struct Tracer {
         }
     }
 
-    // One reflection at `hit`: absorption, rain, and the next direction (specular or Lambert,
-    // the bands' energies weighted so that each keeps its own split).
-    void reflect_at(const Hit& hit, Vec3 pos, double travelled, Random& rng, BandValues& e,
+    // A ray's state. Its bands share one path, chosen at each reflection with the scattering of
+    // the ray's own band (ray index mod kBands). Each band's energy is its absorbed energy times
+    // q_b / mean_j q_j, where q_j is the probability band j's choices would give the path taken:
+    // the balance heuristic of multiple importance sampling over the kBands strategies. It is
+    // unbiased for every band and its weight never exceeds kBands, where weighting one choice for
+    // all bands grows without bound along a path when the bands' scattering differs.
+    struct RayState {
+        BandValues absorbed{};  // e0 times the product of (1 - a) so far
+        BandValues q{};         // path probability under each band's strategy (rescaled)
+        size_t band = 0;        // the band whose scattering chooses the directions
+
+        BandValues energy() const {
+            double mean = 0;
+            for (double v : q)
+                mean += v / kBands;
+            BandValues e;
+            for (size_t b = 0; b < kBands; ++b)
+                e[b] = absorbed[b] * q[b] / mean;
+            return e;
+        }
+    };
+
+    // One reflection at `hit`: absorption, rain, and the next direction (specular or Lambert).
+    void reflect_at(const Hit& hit, Vec3 pos, double travelled, Random& rng, RayState& ray,
                     Vec3& dir, bool& diffuse) {
         const SurfaceBands& sb = room.surface(hit.triangle);
-        double mean_s = 0;
-        BandValues scattered;
-        for (size_t b = 0; b < kBands; ++b) {
-            e[b] *= 1 - sb.absorption[b];
-            scattered[b] = e[b] * sb.scattering[b];
-            mean_s += sb.scattering[b] / kBands;
-        }
-        rain(pos, hit.normal, travelled, scattered);
-        diffuse = rng.uniform() < mean_s;
         for (size_t b = 0; b < kBands; ++b)
-            e[b] *= diffuse ? sb.scattering[b] / mean_s : (1 - sb.scattering[b]) / (1 - mean_s);
+            ray.absorbed[b] *= 1 - sb.absorption[b];
+        BandValues scattered = ray.energy();
+        for (size_t b = 0; b < kBands; ++b)
+            scattered[b] *= sb.scattering[b];
+        rain(pos, hit.normal, travelled, scattered);
+        diffuse = rng.uniform() < sb.scattering[ray.band];
+        double top = 0;
+        for (size_t b = 0; b < kBands; ++b) {
+            ray.q[b] *= diffuse ? sb.scattering[b] : 1 - sb.scattering[b];
+            top = std::max(top, ray.q[b]);
+        }
+        for (double& v : ray.q)  // only the ratios matter: keep them away from underflow
+            v /= top;
         dir = diffuse ? rng.lambert(hit.normal) : reflect(dir, hit.normal);
     }
 
     void trace(size_t index, Vec3 source, double e0) {
         Random rng(s.seed, index);
         Vec3 pos = source, dir = rng.sphere();
-        BandValues e;
-        e.fill(e0);
+        RayState ray;
+        ray.absorbed.fill(e0);
+        ray.q.fill(1.0);
+        ray.band = index % kBands;
         double travelled = 0;
         int order = 0;
         bool all_specular = true, came_diffuse = false;
@@ -94,16 +120,17 @@ struct Tracer {
             ++stats.segments;
             const double len = hit ? hit->distance : max_length - travelled;
             if (!came_diffuse && !(all_specular && order <= s.image_source_order))
-                detect(pos, dir, len, travelled, e);
+                detect(pos, dir, len, travelled, ray.energy());
             if (!hit) break;
             travelled += len;
             pos = pos + dir * len;
-            reflect_at(*hit, pos, travelled, rng, e, dir, came_diffuse);
+            reflect_at(*hit, pos, travelled, rng, ray, dir, came_diffuse);
             all_specular = all_specular && !came_diffuse;
             ++order;
+            const BandValues e = ray.energy();
             if (*std::max_element(e.begin(), e.end()) < kRouletteBelow * e0) {
                 if (rng.uniform() >= kSurvival) break;
-                for (double& v : e)
+                for (double& v : ray.absorbed)
                     v /= kSurvival;
             }
         }
@@ -164,6 +191,22 @@ std::vector<EnergyHistogram> trace_rays(const Room& room, Vec3 source,
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     return out;
+}
+
+void smooth_late_energy(EnergyHistogram& h) {
+    const size_t n = h.bins.size();
+    // Prefix sums per band, so each window's mean costs the same whatever its width.
+    std::vector<BandValues> prefix(n + 1, BandValues{});
+    for (size_t k = 0; k < n; ++k)
+        for (size_t b = 0; b < kBands; ++b)
+            prefix[k + 1][b] = prefix[k][b] + h.bins[k][b];
+    for (size_t k = 0; k < n; ++k) {
+        const auto half = static_cast<size_t>(kSmoothingFraction * (static_cast<double>(k) + 0.5));
+        if (half == 0) continue;
+        const size_t lo = k > half ? k - half : 0, hi = std::min(n, k + half + 1);
+        for (size_t b = 0; b < kBands; ++b)
+            h.bins[k][b] = (prefix[hi][b] - prefix[lo][b]) / static_cast<double>(hi - lo);
+    }
 }
 
 }  // namespace ardent::geometric

@@ -1,8 +1,9 @@
 // Stochastic ray tracing with diffuse rain (docs/full-band.md, "Ray tracing"): the energy that
 // the image sources do not carry, as an energy histogram per receiver and octave band. Each ray
 // leaves the source with 1/N of its energy and loses (1 - a) at every reflection; it continues
-// specularly or in a Lambert direction (chosen with the surface's mean scattering, the bands'
-// energies weighted so that each band's split is its own s and 1 - s). At every reflection the
+// specularly or in a Lambert direction, chosen with the scattering of the ray's own band (rays
+// take the bands in turn) and each band's energy weighted by multiple importance sampling, so that
+// every band's split is its own s and 1 - s with bounded weights. At every reflection the
 // scattered share is sent straight to each receiver that sees the point (diffuse rain: a Lambert
 // radiator's fluence E s cos(theta) / (pi d^2)); the specular share is counted where the ray
 // crosses a receiver's detection sphere (fluence E l / V), except on paths of specular
@@ -56,5 +57,12 @@ std::vector<EnergyHistogram> trace_rays(const Room& room, Vec3 source,
                                         RayTracingStats* stats = nullptr,
                                         std::atomic<size_t>* rays_done = nullptr,
                                         const std::atomic<bool>* stop = nullptr);
+
+// The histograms' Monte Carlo noise, taken down where the decay is smooth: each bin from time t on
+// becomes the mean over the bins within +-kSmoothingFraction t of it (at least its own). An
+// exponential decay keeps its rate (a window symmetric in time scales it by a constant near 1);
+// the early bins, where single reflections stand out, stay as they are.
+inline constexpr double kSmoothingFraction = 0.1;
+void smooth_late_energy(EnergyHistogram& h);
 
 }  // namespace ardent::geometric
