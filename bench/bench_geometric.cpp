@@ -67,7 +67,7 @@ Run run(const ardent::Scene& scene, const ardent::TriangleMesh& mesh,
 
 int main(int argc, char** argv) {
     std::string file = std::string(ARDENT_SOURCE_DIR) + "/data/scenes/lshape.json";
-    size_t rays = ardent::geometric::kDefaultRays;
+    size_t rays = ardent::GeometricSettings{}.rays;
     int threads = 0;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--rays") && i + 1 < argc) {

@@ -29,7 +29,7 @@ Engine::Engine(const TriangleMesh& mesh, const std::vector<int>& group_material,
       duration_(scene.simulation.duration),
       speed_of_sound_(scene.simulation.speed_of_sound),
       threads_(threads) {
-    plan_.rays = scene.geometric.rays ? scene.geometric.rays : kDefaultRays;
+    plan_.rays = scene.geometric.rays;
     plan_.candidate_rays = std::max<size_t>(50000, plan_.rays);
     plan_.image_source_order = scene.geometric.image_source_order;
     plan_.receiver_radius = detection_radius(room_);

@@ -1,8 +1,12 @@
 #include "ardent/preprocess/info.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <numbers>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "ardent/preprocess/wall_admittance.h"
 
@@ -61,6 +65,49 @@ nlohmann::ordered_json materials_json(const Scene& scene) {
     return out;
 }
 
+// The geometric stage of a full-band run (docs/full-band.md), from the room's statistics: a ray
+// reflects c S / (4 V) times a second and ends at the duration or when its least absorbed band
+// is 10^-7 down (then Russian roulette); each reflection costs one ray query plus one per
+// receiver (the diffuse rain's visibility). The rate, 2.7 M queries per second per thread, was
+// measured with bench_geometric on BRAS CR2 on the 2-core dev machine under load (2026-11-26).
+nlohmann::ordered_json geometric_estimate(const Preprocessed& p) {
+    constexpr double kQueriesPerSecondPerThread = 2.7e6;
+    const Scene& s = p.scene;
+    double area = 0, least = 1;
+    std::vector<double> material_area(s.materials.size(), 0.0);
+    for (const Triangle& t : p.mesh.triangles) {
+        const Vec3 a = p.mesh.vertices[t.v[0]], b = p.mesh.vertices[t.v[1]],
+                   c = p.mesh.vertices[t.v[2]];
+        const double ta = 0.5 * norm(cross(b - a, c - a));
+        area += ta;
+        const int m = p.group_material[t.group];
+        if (m >= 0) material_area[static_cast<size_t>(m)] += ta;
+    }
+    for (double hz = 125; hz <= 16000; hz *= 2) {
+        double absorbed = 0;
+        for (size_t m = 0; m < s.materials.size(); ++m)
+            absorbed += material_area[m] * s.materials[m].absorption_at(hz);
+        least = std::min(least, area > 0 ? absorbed / area : 1.0);
+    }
+    const double volume = std::max(p.air.air_volume(), 1e-9);
+    const double per_second = s.simulation.speed_of_sound * area / (4 * volume);
+    const double to_threshold = least > 0 ? std::log(1e-7) / std::log(1 - least) / 0.9 : 1e30;
+    const double reflections = std::min(per_second * s.simulation.duration, to_threshold);
+    const double rays = static_cast<double>(s.geometric.rays);
+    const double queries = rays * reflections * (1.0 + static_cast<double>(s.receivers.size()));
+    const double threads = std::max(1u, std::thread::hardware_concurrency());
+    const double bins = std::ceil(s.simulation.duration / 1e-3);
+    const double samples = s.simulation.duration * s.output_sample_rate;
+    return {{"rays", s.geometric.rays},
+            {"reflections_per_ray", reflections},
+            {"ray_queries", queries},
+            {"threads", threads},
+            {"seconds_per_source", queries / (kQueriesPerSecondPerThread * threads)},
+            {"memory_bytes", threads * static_cast<double>(s.receivers.size()) * bins * 64 +
+                                 100.0 * static_cast<double>(p.mesh.triangles.size()) +
+                                 48 * (samples + 0.1 * s.output_sample_rate)}};
+}
+
 }  // namespace
 
 nlohmann::ordered_json info_json(const Preprocessed& p) {
@@ -114,6 +161,7 @@ nlohmann::ordered_json info_json(const Preprocessed& p) {
                                          {"fdtd_cpu", e.sps_fdtd_cpu},
                                          {"fdtd_gpu", e.sps_fdtd_gpu}};
     j["fdtd_grid"] = {{"h", e.fdtd_h}, {"dt", e.dt_fdtd}, {"cells", e.fdtd_cells}};
+    if (p.scene.simulation.band == "full") j["geometric"] = geometric_estimate(p);
     j["listener_points"] = p.listener_points();
     j["sources"] = emitters(p.air.sources);
     j["receivers"] = emitters(p.air.receivers);
@@ -189,6 +237,15 @@ std::string info_text(const Preprocessed& p) {
         "(estimates)",
         t["ard_cpu"].get<double>(), t["ard_gpu"].get<double>(), t["fdtd_cpu"].get<double>(),
         t["fdtd_gpu"].get<double>());
+    if (j.contains("geometric")) {
+        const auto& geo = j["geometric"];
+        line(
+            "geometric        %zu rays per source, about %.0f reflections each: %.3g s per source "
+            "on %.0f threads, %.2f GB (estimates)",
+            geo["rays"].get<size_t>(), geo["reflections_per_ray"].get<double>(),
+            geo["seconds_per_source"].get<double>(), geo["threads"].get<double>(),
+            geo["memory_bytes"].get<double>() / 1e9);
+    }
     const MeshReport& m = p.mesh.report;
     line(
         "mesh             %zu triangles in %zu groups; removed %zu degenerate, %zu duplicate; "

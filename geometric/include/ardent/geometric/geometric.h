@@ -53,7 +53,4 @@ class Engine {
     int threads_;
 };
 
-// The ray count used when the scene gives none.
-inline constexpr size_t kDefaultRays = 20000;
-
 }  // namespace ardent::geometric
