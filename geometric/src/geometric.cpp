@@ -39,6 +39,7 @@ SourceResult Engine::run(size_t source_index, Vec3 source, const std::vector<Vec
                          double sample_rate, size_t samples, std::atomic<size_t>* rays_done,
                          const std::atomic<bool>* stop) const {
     SourceResult out;
+    if (receivers.empty()) return out;  // nothing to trace for
     const uint64_t seed = 0x61726465ull + 7919 * source_index;
     auto t0 = std::chrono::steady_clock::now();
     const auto candidates = candidate_sequences(room_, source, plan_.image_source_order,
