@@ -31,9 +31,10 @@ namespace {
 // Runs use one thread: on a loaded machine (CI, shared cores) the solver's threads would mostly
 // wait for each other, and these tests are about the command, not the solver's speed.
 
-// A 6 x 4 x 3 m box at 300 Hz (cells of 0.44 m) for 50 ms, with a listener grid every 4 cells.
+// A 6 x 4 x 3 m box at 300 Hz (cells of 0.44 m) for 50 ms, with a listener grid every 4 cells;
+// the wave solver's band (these tests judge its files; test_full_band the full band's).
 std::string tiny_scene(const std::string& duration = "0.05") {
-    return box_scene_json(R"({"max_frequency": 300, "duration": )" + duration +
+    return box_scene_json(R"({"band": "wave", "max_frequency": 300, "duration": )" + duration +
                           R"(}, "listener_grid": {"every": 4})");
 }
 
