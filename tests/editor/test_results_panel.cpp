@@ -220,8 +220,9 @@ class TestResultsPanel : public QObject {
         const auto& bands = panel.analysis()->results;
         QCOMPARE(lines.size(), 1 + 9 + 3);  // header, parameters, reliability rows
         QStringList header = {"parameter"};
-        for (const auto& b : bands)
-            header << QString("%1 Hz").arg(b.nominal_hz);
+        for (const auto& b : bands)  // named as the table names them: "500 Hz", "1 kHz"
+            header << (b.nominal_hz >= 1000 ? QString("%1 kHz").arg(b.nominal_hz / 1000)
+                                            : QString("%1 Hz").arg(b.nominal_hz));
         QCOMPARE(lines[0], header.join(','));
         const QStringList t30 = lines[3].split(',');
         QCOMPARE(t30[0], QString("T30 (s)"));
