@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "ardent/distributed/mpi.h"
 #include "ardent/pipeline/simulate.h"
 #include "ardent/pipeline/simulate_output.h"
 #include "ardent/preprocess/errors.h"
@@ -65,7 +66,7 @@ struct Opts {
     std::string solver, device, precision = "float32";
     double max_frequency = 0, duration = 0;
     int threads = 0;
-    bool quiet = false, force = false, resume = false;
+    bool quiet = false, force = false, resume = false, distributed = false;
     size_t checkpoint_every = 0;
 };
 
@@ -93,7 +94,8 @@ class ProgressObserver final : public pipeline::SimulateObserver {
     Progress& progress_;
 };
 
-int run(const Opts& o) {
+int run(const Opts& o, Communicator* comm) {
+    const bool root = !comm || comm->root();
     Scene scene = load_scene(o.scene);
     if (!o.solver.empty()) scene.simulation.solver = o.solver;
     if (!o.device.empty()) scene.simulation.device = o.device;
@@ -107,22 +109,24 @@ int run(const Opts& o) {
     settings.precision = o.precision == "float64" ? Precision::Float64 : Precision::Float32;
     settings.threads = o.threads;
     settings.checkpoint_every = o.checkpoint_every;
+    settings.comm = comm;
     // Refused before anything is printed (simulate() checks again).
     pipeline::OutputDir::check_target(settings.output, settings.force);
     // Coefficients no locally reacting wall reaches, and bands the fit misses (ardent info lists
     // them too): the run goes on with the closest wall.
     for (const WallFit& f : fit_walls(scene))
-        for (const std::string& w : f.warnings)
+        for (const std::string& w : root ? f.warnings : std::vector<std::string>{})
             std::fprintf(stderr, "ardent: warning: material \"%s\": %s\n", f.material.c_str(),
                          w.c_str());
 
     StopSignals signals;
-    Progress progress(o.quiet);
+    Progress progress(o.quiet || !root);  // one progress bar: rank 0's
     ProgressObserver observer(progress);
     progress.note("Preprocessing " + scene.display_name() + " ...");
     try {
         const pipeline::SimulateResult r =
             pipeline::simulate(std::move(scene), settings, observer, &g_stop);
+        if (!root) return 0;
         progress.note(
             "Wrote " + r.directory.string() + " (" + std::to_string(r.ir_files.size()) + " IRs" +
             (r.grid_files.empty() ? std::string()
@@ -136,6 +140,34 @@ int run(const Opts& o) {
         std::fprintf(stderr, "ardent: %s\n", e.what());
         return 128 + (g_signal.load() ? g_signal.load() : SIGINT);
     }
+}
+
+// `mpirun -n N ardent simulate ... --distributed`: every rank runs run(); a rank that fails ends
+// them all (the others would wait for it), with the exit code it would have had alone. Input
+// errors are the same on every rank: rank 0 reports them.
+int run_distributed(const Opts& o) {
+    std::unique_ptr<Communicator> comm = distributed::mpi_world();
+    int code = 0;
+    std::string message;
+    try {
+        return run(o, comm.get());
+    } catch (const InputError& e) {
+        code = 2;
+        message = comm->root() ? std::string("error: ") + e.what() : std::string();
+    } catch (const ResourceError& e) {
+        code = 3;
+        message = std::string("not enough resources: ") + e.what();
+    } catch (const std::exception& e) {
+        code = 1;
+        message = std::string("internal error: ") + e.what();
+    }
+    if (!message.empty())
+        std::fprintf(stderr, "ardent%s: %s\n",
+                     comm->root() ? "" : (" (rank " + std::to_string(comm->rank()) + ")").c_str(),
+                     message.c_str());
+    std::fflush(stderr);
+    distributed::abort_all(code);
+    return code;
 }
 
 }  // namespace
@@ -166,7 +198,18 @@ Action add_simulate(CLI::App& app) {
                     "Save the solver state every N steps into <DIR>.tmp-partial/")
         ->check(CLI::PositiveNumber);
     cmd->add_flag("--resume", o->resume, "Continue the checkpointed run in <DIR>.tmp-partial/");
-    return [o]() { return run(*o); };
+    cmd->add_flag("--distributed", o->distributed,
+                  "Spread the ARD run over the processes of an MPI launch (mpirun -n N ...); "
+                  "rank 0 writes the results");
+    return [o]() {
+        const int launched = distributed::launched_ranks();
+        if (launched > 1 && !o->distributed)
+            throw InputError("this process is one of " + std::to_string(launched) +
+                             " started by an MPI launcher: add --distributed to spread one run "
+                             "over them (without it each would run the whole scene into the "
+                             "same results directory)");
+        return o->distributed ? run_distributed(*o) : run(*o, nullptr);
+    };
 }
 
 }  // namespace ardent::cli

@@ -162,6 +162,27 @@ std::string device_of(const std::string& solver_name) {
     return solver_name.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
 }
 
+// Each rank's share of a distributed run (Solver::RankPart), gathered on rank 0. Collective.
+json rank_parts(const Solver& solver, Communicator& comm) {
+    const auto n = static_cast<size_t>(comm.size());
+    std::vector<double> parts(n), cells(n), halo(n);
+    const Solver::RankPart mine = solver.rank_part();
+    const auto r = static_cast<size_t>(comm.rank());
+    parts[r] = static_cast<double>(mine.partitions);
+    cells[r] = static_cast<double>(mine.cells);
+    halo[r] = static_cast<double>(mine.halo_cells);
+    for (auto* v : {&parts, &cells, &halo})
+        comm.sum_to_root(v->data(), n);
+    json j = {{"ranks", comm.size()}, {"partitions", json::array()}, {"cells", json::array()},
+              {"halo_cells", json::array()}};
+    for (size_t i = 0; i < n; ++i) {
+        j["partitions"].push_back(std::llround(parts[i]));
+        j["cells"].push_back(std::llround(cells[i]));
+        j["halo_cells"].push_back(std::llround(halo[i]));
+    }
+    return j;
+}
+
 struct SourceRun {
     std::string name;
     double solve_s = 0;
@@ -185,6 +206,12 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
     if (target.empty()) throw InputError("simulate: no results directory was given");
     OutputDir::check_target(target, settings.force);
     const bool partial = settings.checkpoint_every > 0 || settings.resume;
+    Communicator* const comm =
+        settings.comm && settings.comm->size() > 1 ? settings.comm : nullptr;
+    const bool root = !comm || comm->root();  // writes the results and reports progress
+    if (comm && partial)
+        throw InputError("checkpoints (--checkpoint-every, --resume) are not available in a "
+                         "distributed run yet");
     const std::string precision_name =
         settings.precision == Precision::Float64 ? "float64" : "float32";
     try {
@@ -197,17 +224,24 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
         sopts.precision = settings.precision;
         sopts.threads = settings.threads;
         sopts.listener_grid = scene.listener_grid_every > 0;
-        check_memory(p, sopts);  // before anything is written
-        std::optional<FullBand> full;
-        if (scene.simulation.band == "full") full.emplace(p, settings.threads);
+        sopts.comm = comm;
+        // Before anything is written; a distributed run's ranks each hold a part.
+        if (!comm) check_memory(p, sopts);
+        std::optional<FullBand> full;  // rank 0 traces the rays
+        if (scene.simulation.band == "full" && root) full.emplace(p, settings.threads);
         const std::string hash = scene_hash(scene);
         const int fs_out = scene.output_sample_rate;
         const double duration = scene.simulation.duration;
 
-        OutputDir dir(target, settings.force, partial);
-        dir.create(settings.resume);
-        if (partial) dir.keep();  // a checkpointed run's directory outlives failures
-        const fs::path ckdir = dir.tmp() / "checkpoint";
+        std::optional<OutputDir> dir_slot;
+        if (root) {
+            dir_slot.emplace(target, settings.force, partial);
+            dir_slot->create(settings.resume);
+            if (partial) dir_slot->keep();  // a checkpointed run's directory outlives failures
+        }
+        // Rank 0's results directory; other ranks reach no use of it.
+        const fs::path tmp_dir = root ? dir_slot->tmp() : fs::path();
+        const fs::path ckdir = tmp_dir / "checkpoint";
         const fs::path state_file = ckdir / "state.json";
         json state = {{"format", "ardent-checkpoint/1"},
                       {"scene_hash", hash},
@@ -220,7 +254,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             state = read_json_file(state_file);
             if (state.value("scene_hash", "") != hash ||
                 state.value("precision", "") != precision_name)
-                throw InputError("cannot resume " + dir.tmp().string() +
+                throw InputError("cannot resume " + tmp_dir.string() +
                                  ": the scene, its mesh or the settings changed since the "
                                  "checkpoint (delete it to start again)");
         } else if (partial) {
@@ -241,6 +275,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
         if (state.contains("excitation")) excitation_json = state["excitation"];
         const size_t n_src = p.air.sources.size();
 
+        json distribution;               // a distributed run: each rank's part
         PressureSlice live;              // reused: a slice's buffer is allocated once per run
         json acoustics = json::array();  // ISO 3382-1 per source and receiver
         for (size_t s = 0; s < n_src; ++s) {
@@ -288,8 +323,12 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                     const auto tc = std::chrono::steady_clock::now();
                     const bool finished = solver->advance(n, stop);
                     const double took = seconds_since(tc);
+                    // Every rank sizes its chunks alike (advance() gathers at its end).
+                    const bool quick = comm ? !comm->any(took >= 0.12) : took < 0.12;
+                    const bool slow = comm ? comm->any(took > 0.5) : took > 0.5;
                     observer.progress(solver->steps_done());
-                    if (!finished || stopped(stop)) {
+                    // A distributed run stops inside advance(), on every rank at once.
+                    if (!finished || (!comm && stopped(stop))) {
                         observer.source_stopped();
                         if (partial) save_checkpoint();
                         throw Interrupted{};
@@ -303,17 +342,19 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                     }
                     // Grow or shrink by halves: a per-call cost in advance() must not keep the
                     // chunks small.
-                    if (n == chunk && took < 0.12) chunk *= 2;
-                    if (took > 0.5 && chunk > 1) chunk /= 2;
+                    if (n == chunk && quick) chunk *= 2;
+                    if (slow && chunk > 1) chunk /= 2;
                 }
             } catch (const SolverError& e) {
                 observer.progress(solver->steps_done());
                 observer.source_stopped();
-                dir.discard();  // resuming would only meet the same failure
+                if (root) dir_slot->discard();  // resuming would only meet the same failure
                 throw SolverError("the simulation of source " + src_name + " failed: " + e.what());
             }
             const double solve_s = seconds_since(t0);
             observer.source_end();
+            if (comm && s == 0) distribution = rank_parts(*solver, *comm);
+            if (!root) continue;  // rank 0 holds the gathered signals and writes
             std::vector<std::vector<float>> geo;
             if (full) {
                 observer.stage("Tracing rays from " + src_name + " ...");
@@ -334,7 +375,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 std::vector<float> ir = delivery.deliver(std::span<const double>(sig));
                 if (full) ir = full->join(ir, geo[r]);
                 const fs::path f =
-                    dir.tmp() / "ir" /
+                    tmp_dir / "ir" /
                     (safe_name(src_name) + "_" + safe_name(p.air.receivers[r].name) + ".wav");
                 audio::write_wav_float(f, ir, fs_out, audio::WriteMode::Direct);
                 acoustics.push_back(room_acoustics(
@@ -388,7 +429,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 info.gradient_spacing = g.h;
                 info.every = scene.listener_grid_every;
                 info.scene_hash = hash;
-                GridWriter grid(dir.tmp() / "grid" / (safe_name(src_name) + ".h5"), pos, kinds,
+                GridWriter grid(tmp_dir / "grid" / (safe_name(src_name) + ".h5"), pos, kinds,
                                 samples, info);
                 // Each point's IR and three gradient IRs are filtered, decimated and compressed
                 // independently: a batch of points at a time on every worker thread, written in
@@ -460,6 +501,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             }
         }
         stop_point(stop);
+        if (!root) return SimulateResult{};
 
         // result.json
         const auto& sim = scene.simulation;
@@ -467,6 +509,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                               {"device", sim.device},
                               {"precision", precision_name},
                               {"threads", settings.threads},
+                              {"ranks", comm ? comm->size() : 1},
                               {"max_frequency", sim.max_frequency},
                               {"duration", sim.duration},
                               {"points_per_wavelength", sim.effective_points_per_wavelength()},
@@ -543,13 +586,14 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
               {"write", write_s},
               {"total", seconds_since(t_start)}}},
         };
+        if (comm) result["distributed"] = distribution;
         if (partial) {
             std::error_code ec;
             fs::remove_all(ckdir, ec);
         }
-        write_json_file(dir.tmp() / "result.json", result);
+        write_json_file(tmp_dir / "result.json", result);
         stop_point(stop);
-        dir.commit();
+        dir_slot->commit();
         SimulateResult out;
         out.directory = target;
         out.ir_files = files["ir"].get<std::vector<std::string>>();

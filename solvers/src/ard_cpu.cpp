@@ -9,12 +9,15 @@
 #include <string>
 
 #include <omp.h>
+#include <unistd.h>
 
 #include "ardent/preprocess/errors.h"
+#include "ardent/solvers/ard_distribute.h"
 #include "ardent/solvers/ard_layout.h"
 #include "ardent/solvers/ard_physics.h"
 #include "checkpoint_io.h"
 #include "fftw_traits.h"
+#include "halo_exchange.h"
 
 namespace ardent::ard {
 namespace {
@@ -42,9 +45,14 @@ class ArdCpu final : public Solver {
 
   public:
     ArdCpu(const Preprocessed& p, const SolverOptions& o)
-        : layout_(build_layout(p, o.source, o.listener_grid, o.ard_courant)),
-          inject_(o.inject_source) {
+        : layout_(build_rank_layout(p, o, halo_plan_)),
+          inject_(o.inject_source),
+          comm_(o.comm && o.comm->size() > 1 ? o.comm : nullptr) {
         const Layout& L = layout_;
+        if (comm_) {
+            field_halo_ = HostHalo<Real>(std::move(halo_plan_.field));
+            force_halo_ = HostHalo<Real>(std::move(halo_plan_.force));
+        }
         threads_ = o.threads > 0 ? o.threads : omp_get_max_threads();
         dt_ = L.dt;
         excitation_ = Excitation::for_band(p.scene.simulation.max_frequency, dt_);
@@ -99,24 +107,32 @@ class ArdCpu final : public Solver {
     std::string name() const override { return std::string("ard-cpu-") + F::tag; }
 
     bool advance(size_t steps, const std::atomic<bool>* stop) override {
+        bool finished = true;
         for (size_t s = 0; s < steps; ++s) {
-            if (stop && stop->load(std::memory_order_relaxed)) return false;
+            bool stopping = stop && stop->load(std::memory_order_relaxed);
+            if (comm_) stopping = comm_->any(stopping);  // every rank stops at the same step
+            if (stopping) {
+                finished = false;
+                break;
+            }
             step_once();
             if (step_ % kCheckEvery == 0) check_field(inject_);
         }
-        return true;
+        if (comm_) gather_signals(*comm_);
+        return finished;
     }
 
     double field_energy() const override {
         double e = 0;
-#pragma omp parallel for reduction(+ : e) num_threads(threads_) schedule(static) if (layout_.air_cells > kParallelCells)
-        for (long i = 0; i < static_cast<long>(layout_.air_cells); ++i)
+#pragma omp parallel for reduction(+ : e) num_threads(threads_) schedule(static) if (layout_.owned_air_cells > kParallelCells)
+        for (long i = 0; i < static_cast<long>(layout_.owned_air_cells); ++i)
             e += static_cast<double>(field_[i]) * static_cast<double>(field_[i]);
-        return e;
+        return comm_ ? comm_->sum(e) : e;
     }
 
     void set_pressure(Index3 cell, double value) override {
         const int32_t f = layout_.flat(cell);
+        if (f < 0 && comm_) return;  // another rank's cell
         if (f < 0) throw std::invalid_argument("set_pressure: not an air cell");
         // The modes hold p, the field shows q = phi(A) p: change p at the cell, then set both
         // time levels of the partition's modes (the field starts at rest) and refresh q.
@@ -157,6 +173,12 @@ class ArdCpu final : public Solver {
                sizeof(WallFace) * layout_.wall_faces.size() +
                sizeof(InterfaceLine) * layout_.lines.size() + sizeof(PmlLine) * layout_.pml.size() +
                (sizeof(Real) + sizeof(int32_t)) * ghost_weights_.size();
+    }
+
+    RankPart rank_part() const override {
+        if (!comm_) return {};
+        return {layout_.partitions.size(), layout_.owned_air_cells,
+                layout_.air_cells - layout_.owned_air_cells + layout_.halo_cells};
     }
 
     void save_state(std::ostream& out) const override {
@@ -293,7 +315,12 @@ class ArdCpu final : public Solver {
         if (measured && !wisdom.empty()) {
             std::error_code ec;
             std::filesystem::create_directories(dir, ec);
-            if (!ec) F::export_wisdom(wisdom.c_str());
+            // Written aside and renamed: another process (a rank of the same run) may be
+            // reading it, and a torn file would make it plan anew, with other roundings.
+            std::filesystem::path tmp = wisdom;
+            tmp += ".tmp-" + std::to_string(::getpid());
+            if (!ec && F::export_wisdom(tmp.c_str())) std::filesystem::rename(tmp, wisdom, ec);
+            if (ec) std::filesystem::remove(tmp, ec);
         }
     }
 
@@ -316,6 +343,8 @@ class ArdCpu final : public Solver {
             receivers_[r].push_back(sample(L.receivers[r]));
         for (size_t i = 0; i < L.grid_cells.size(); ++i)
             grid_signals_[i].push_back(static_cast<float>(sample(L.grid_cells[i])));
+        // A distributed run: the other ranks' forcing on the cells this rank's lines read.
+        if (comm_) force_halo_.exchange(*comm_, force_);
         // 3. The coupling's time correction (dt^2/12) C F, where F holds the interface forcing and
         //    the source, read in full before any of it is added (ard_physics.h).
         if (L.air_lines > 0) {
@@ -373,10 +402,12 @@ class ArdCpu final : public Solver {
         std::swap_ranges(pml_old_.begin(), pml_old_.end(),
                          field_.begin() + static_cast<long>(L.air_cells));
         ++step_;
+        if (comm_) field_halo_.exchange(*comm_, field_.data());
     }
 
+    // -1: a cell of another rank (which records it).
     Real sample(int32_t cell) const {
-        return field_[cell] + sample_scale_ * force_[cell];
+        return cell < 0 ? Real(0) : field_[cell] + sample_scale_ * force_[cell];
     }
 
     // The ghosts beyond partially absorbing faces, from the field at step n (Layout).
@@ -466,8 +497,11 @@ class ArdCpu final : public Solver {
         }
     }
 
+    HaloPlan halo_plan_;  // consumed by the constructor
     Layout layout_;
     bool inject_;
+    Communicator* comm_ = nullptr;  // several ranks: this rank's part (ard_distribute.h)
+    HostHalo<Real> field_halo_, force_halo_;
     int threads_ = 1;
     Real c2h2_, courant2_;
     double source_scale_;

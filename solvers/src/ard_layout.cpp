@@ -94,7 +94,7 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
         slot_of[order[s]] = s;
         offset += P.cells();
     }
-    L.air_cells = offset;
+    L.air_cells = L.owned_air_cells = offset;
 
     L.cell_index.assign(g.count(), -1);
     for (const PartitionSlot& s : L.partitions) {

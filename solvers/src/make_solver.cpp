@@ -66,6 +66,10 @@ std::unique_ptr<Solver> make_solver(const Preprocessed& p, const SolverOptions& 
                          " out of range");
     // "auto" takes the GPU when one is usable; the CUDA backends check GPU memory themselves.
     const bool gpu = sim.device == "cuda" || (sim.device == "auto" && ard::cuda_available());
+    if (options.comm && options.comm->size() > 1 && sim.solver == "fdtd")
+        throw InputError(p.scene.display_name() +
+                         ": a distributed run needs the ARD solver (simulation.solver \"ard\"); "
+                         "FDTD runs in one process");
     if (sim.solver == "fdtd") {
         if (gpu) return fdtd::make_cuda_solver(p, options);
         check_memory(p, options);

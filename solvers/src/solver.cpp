@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "checkpoint_io.h"
 
@@ -69,6 +71,36 @@ void Solver::load_signals(std::istream& in) {
         g.resize(checkpoint::read_pod<size_t>(in));
         checkpoint::read_array(in, g.data(), g.size());
     }
+    gathered_ = step_;
+}
+
+void Solver::gather_signals(Communicator& comm) {
+    const size_t n = step_ - gathered_;
+    gathered_ = step_;
+    if (n == 0) return;
+    // Each signal's last n samples; in blocks of rows so that the buffer stays small.
+    auto gather = [&](auto& signals) {
+        using T = typename std::decay_t<decltype(signals)>::value_type::value_type;
+        const size_t rows = std::max<size_t>(1, (size_t{32} << 20) / (n * sizeof(T)));
+        std::vector<T> buf;
+        for (size_t r0 = 0; r0 < signals.size(); r0 += rows) {
+            const size_t r1 = std::min(signals.size(), r0 + rows);
+            buf.resize((r1 - r0) * n);
+            for (size_t r = r0; r < r1; ++r)
+                std::copy(signals[r].end() - static_cast<long>(n), signals[r].end(),
+                          buf.begin() + static_cast<long>((r - r0) * n));
+            comm.sum_to_root(buf.data(), buf.size());
+            for (size_t r = r0; r < r1; ++r) {
+                if (comm.root())
+                    std::copy_n(buf.begin() + static_cast<long>((r - r0) * n), n,
+                                signals[r].end() - static_cast<long>(n));
+                else
+                    signals[r].clear();
+            }
+        }
+    };
+    gather(receivers_);
+    gather(grid_signals_);
 }
 
 }  // namespace ardent

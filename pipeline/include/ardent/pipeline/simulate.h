@@ -26,6 +26,10 @@ struct SimulateSettings {
     Precision precision = Precision::Float32;
     int threads = 0;              // 0: every core
     size_t checkpoint_every = 0;  // steps between checkpoints; 0: none
+    // A distributed run (several ranks): every rank calls simulate() with the same scene and
+    // settings; each steps its part of the room (ard_distribute.h) and rank 0 alone writes the
+    // results directory and reports to its observer. Null or one rank: a single process.
+    Communicator* comm = nullptr;
 };
 
 // One plane of the pressure field (time level n) through a grid index. The plane's two in-plane
@@ -75,7 +79,7 @@ class SimulateObserver {
 };
 
 struct SimulateResult {
-    std::filesystem::path directory;      // the committed results directory
+    std::filesystem::path directory;      // the committed results directory (rank 0)
     std::vector<std::string> ir_files;    // relative to `directory`, as in result.json "files"
     std::vector<std::string> grid_files;  // relative to `directory` (empty without a grid)
     double seconds = 0;                   // wall time of the whole call

@@ -139,6 +139,12 @@ ARDENT_HD inline Real wall_face_drive(Real u, int32_t branches,
 struct Layout {
     double h = 0, c = 0, dt = 0;
     size_t air_cells = 0, pml_cells = 0;
+    // A rank's part of a distributed run (ard_distribute.h): its partitions' cells are
+    // [0, owned_air_cells), then come copies of other ranks' air cells it reads (the halo, kept
+    // current by exchanges); its other ranks' PML cells are halo_cells after the ghosts. A whole
+    // run owns everything: owned_air_cells == air_cells, halo_cells == 0.
+    size_t owned_air_cells = 0;
+    size_t halo_cells = 0;
     int pml_depth = 0;
     std::vector<PartitionSlot> partitions;
     std::vector<ShapeGroup> groups;
@@ -153,11 +159,11 @@ struct Layout {
     std::vector<int32_t> wall_cells;
     std::vector<double> wall_weights;
     size_t wall_states = 0;
-    int32_t source = -1;
-    std::vector<int32_t> receivers;
+    int32_t source = -1;               // -1: not in this rank's part
+    std::vector<int32_t> receivers;    // -1: not in this rank's part (recorded as zero)
     // Preprocessed::listener_cells(): the grid points, then their one-cell neighbours (for the
     // gradient); backends sample whatever this list holds.
-    std::vector<int32_t> grid_cells;
+    std::vector<int32_t> grid_cells;  // -1: not in this rank's part
     std::vector<Vec3> grid_positions;
 
     // Ghost g is field cell air_cells + pml_cells + g, the sum over its terms
@@ -167,7 +173,7 @@ struct Layout {
     std::vector<int32_t> ghost_offsets{0};
     std::vector<int32_t> ghost_terms;
     std::vector<double> ghost_weights;
-    size_t field_cells() const { return air_cells + pml_cells + ghost_cells; }
+    size_t field_cells() const { return air_cells + pml_cells + ghost_cells + halo_cells; }
 
     int32_t flat(Index3 cell) const;  // flat index of an air cell, -1 otherwise
     std::vector<int32_t> cell_index;  // per grid cell: flat index or -1 (kept for lookups)

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ardent/preprocess/preprocess.h"
+#include "ardent/solvers/communicator.h"
 #include "ardent/solvers/excitation.h"
 
 namespace ardent {
@@ -31,6 +32,10 @@ struct SolverOptions {
     bool inject_source = true;          // false: start from set_pressure() values instead (tests)
     double ard_courant = 0;             // ARD c*dt/h; 0: kArdCourant (stability studies, benches)
     std::filesystem::path fftw_wisdom;  // empty: $XDG_CACHE_HOME or ~/.cache/ardent/
+    // A distributed run (ard_distribute.h): every rank of `comm` builds the solver with the same
+    // options and steps its part of the room; the recorded signals are complete on rank 0 only.
+    // Null or one rank: a single-process run. ARD only (make_solver refuses FDTD).
+    Communicator* comm = nullptr;
 };
 
 // The run went wrong numerically (NaN, infinity or blow-up); the message names the step.
@@ -52,7 +57,8 @@ class Solver {
     // infinity or growth beyond any bounded solution. Returns early (false) when `stop` is set.
     virtual bool advance(size_t steps, const std::atomic<bool>* stop = nullptr) = 0;
 
-    // Pressure at every receiver (scene order) for every step done so far.
+    // Pressure at every receiver (scene order) for every step done so far. In a distributed run
+    // rank 0 holds them (gathered at the end of every advance()); other ranks hold none.
     const std::vector<std::vector<double>>& receivers() const { return receivers_; }
     // Listener grid: cell centres and, per point, the pressure at every step.
     const std::vector<Vec3>& grid_positions() const { return grid_positions_; }
@@ -74,6 +80,13 @@ class Solver {
     // Bytes of solver state this instance holds.
     virtual size_t memory_bytes() const = 0;
 
+    // A distributed run's share on this rank: partitions, their air cells, and the halo cells
+    // (copies of other ranks' cells kept current by exchanges). All zero in a single process.
+    struct RankPart {
+        size_t partitions = 0, cells = 0, halo_cells = 0;
+    };
+    virtual RankPart rank_part() const { return {}; }
+
     // Checkpoints: the complete state (step count, both time levels of every field, recorded
     // signals). load_state() expects a solver made by make_solver() from the same preprocessed
     // scene and options, throws InputError on a stream that does not match, and advancing after it
@@ -91,6 +104,10 @@ class Solver {
     // shares.
     void save_signals(std::ostream& out) const;
     void load_signals(std::istream& in);
+    // A distributed run: the samples recorded since the last call (each signal recorded by the
+    // rank that owns its cell, zero elsewhere) summed onto rank 0; other ranks drop theirs.
+    // Collective: every rank calls it after the same steps.
+    void gather_signals(Communicator& comm);
     // pressure_plane()'s cells in its order, each the backend's storage index of that grid cell
     // (`storage` of its grid index; -1 where not air). Built on the first call for a plane and
     // kept while the same plane is asked for again; `rebuilt` says when it was built anew.
@@ -101,6 +118,7 @@ class Solver {
     double dt_ = 0;
     double peak_energy_ = 0;  // largest sum p^2 while the source was on (kept in checkpoints)
     size_t step_ = 0;
+    size_t gathered_ = 0;  // steps whose samples gather_signals() has summed
     Excitation excitation_;
     std::vector<std::vector<double>> receivers_;
     std::vector<Vec3> grid_positions_;
