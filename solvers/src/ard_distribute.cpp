@@ -1,6 +1,7 @@
 #include "ardent/solvers/ard_distribute.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -25,32 +26,49 @@ void bisect(const Layout& L, std::vector<size_t>& parts, size_t begin, size_t en
         const PartitionSlot& s = L.partitions[p];
         return 2 * s.origin[static_cast<size_t>(a)] + s.size[static_cast<size_t>(a)];
     };
-    int axis = 0, widest = -1;
-    for (int a = 0; a < 3; ++a) {
-        int lo = 0x7fffffff, hi = -0x7fffffff;
-        for (size_t i = begin; i < end; ++i) {
-            lo = std::min(lo, centre2(parts[i], a));
-            hi = std::max(hi, centre2(parts[i], a));
-        }
-        if (hi - lo > widest) widest = hi - lo, axis = a;
-    }
-    std::stable_sort(parts.begin() + static_cast<long>(begin), parts.begin() + static_cast<long>(end),
-                     [&](size_t x, size_t y) { return centre2(x, axis) < centre2(y, axis); });
+    // Ties broken by index: the order, and so every rank's assignment, depends on nothing else.
+    auto sort_along = [&](int a) {
+        std::sort(parts.begin() + static_cast<long>(begin), parts.begin() + static_cast<long>(end),
+                  [&](size_t x, size_t y) {
+                      const int cx = centre2(x, a), cy = centre2(y, a);
+                      return cx != cy ? cx < cy : x < y;
+                  });
+    };
     double total = 0;
     for (size_t i = begin; i < end; ++i)
         total += static_cast<double>(cells_of(L.partitions[parts[i]]));
     const int left_ranks = ranks / 2;
     const double target = total * left_ranks / ranks;
+    // Per axis, the partitions in order of their centres and the cut closest to the target;
+    // the axis whose cut misses it least wins, the longest extent among near ties (a shorter
+    // cut surface).
+    int axis = 0;
     size_t cut = begin;
-    double acc = 0;
-    while (cut < end) {
-        const double w = static_cast<double>(cells_of(L.partitions[parts[cut]]));
-        // Stop where adding the next partition would overshoot more than stopping undershoots.
-        if (acc + w / 2 > target) break;
-        acc += w;
-        ++cut;
+    double best = 0;
+    int extent = -1;
+    for (int a = 0; a < 3; ++a) {
+        sort_along(a);
+        const int span = centre2(parts[end - 1], a) - centre2(parts[begin], a);
+        size_t c = begin;
+        double acc = 0;
+        while (c < end) {
+            const double w = static_cast<double>(cells_of(L.partitions[parts[c]]));
+            // Stop where adding the next partition would overshoot more than stopping undershoots.
+            if (acc + w / 2 > target) break;
+            acc += w;
+            ++c;
+        }
+        if (c == begin) acc += static_cast<double>(cells_of(L.partitions[parts[c++]]));
+        if (c == end) acc -= static_cast<double>(cells_of(L.partitions[parts[--c]]));
+        const double miss = std::abs(acc - target) / total;
+        if (extent < 0 || miss < best - 0.01 || (miss <= best + 0.01 && span > extent)) {
+            axis = a;
+            cut = c;
+            best = miss;
+            extent = span;
+        }
     }
-    cut = std::clamp(cut, begin + 1, end - 1);
+    sort_along(axis);
     bisect(L, parts, begin, cut, first, left_ranks, owner);
     bisect(L, parts, cut, end, first + left_ranks, ranks - left_ranks, owner);
 }
@@ -87,7 +105,38 @@ std::vector<std::vector<int32_t>> swap_requests(const std::vector<std::vector<in
     return wanted;
 }
 
+// One rank of `ranks` that exchanges nothing: localize() then numbers the rank's part as in a
+// run, with no requests from the others (plan_shares).
+class PlanningCommunicator final : public Communicator {
+  public:
+    PlanningCommunicator(int rank, int size) : rank_(rank), size_(size) {}
+    int rank() const override { return rank_; }
+    int size() const override { return size_; }
+    void exchange(std::span<const Message>, std::span<const Message>) override {}
+    double sum(double v) override { return v; }
+    bool any(bool v) override { return v; }
+    void sum_to_root(double*, size_t) override {}
+    void sum_to_root(float*, size_t) override {}
+    void broadcast(std::string&) override {}
+    void barrier() override {}
+
+  private:
+    int rank_, size_;
+};
+
 }  // namespace
+
+std::vector<RankShare> plan_shares(const Layout& global, int ranks) {
+    const std::vector<int> owner = assign_partitions(global, ranks);
+    std::vector<RankShare> out;
+    for (int r = 0; r < ranks; ++r) {
+        PlanningCommunicator comm(r, ranks);
+        const Layout L = localize(global, owner, comm).layout;
+        out.push_back({L.partitions.size(), L.owned_air_cells,
+                       L.air_cells - L.owned_air_cells + L.halo_cells, L.pml_cells});
+    }
+    return out;
+}
 
 std::vector<int> assign_partitions(const Layout& global, int ranks) {
     std::vector<int> owner(global.partitions.size(), 0);

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <istream>
 #include <ostream>
 #include <stdexcept>
@@ -19,6 +21,7 @@
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/estimate.h"
 #include "ardent/solvers/ard_cuda.h"
+#include "ardent/solvers/ard_distribute.h"
 #include "ardent/solvers/ard_layout.h"
 #include "ardent/solvers/ard_physics.h"
 #include "cuda_check.h"
@@ -78,6 +81,90 @@ size_t state_bytes(const Layout& L, size_t coefs, size_t samples) {
            sizeof(walls::BranchCoefficients<Real>) * L.wall_branches.size();
 }
 
+// A distributed run: this process's GPU, its rank among the ranks of its node (from the launcher's
+// environment; the world rank where none says) modulo the GPUs it sees.
+void select_device(const Communicator& comm) {
+    int local = comm.rank();
+    for (const char* v : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+        if (const char* e = std::getenv(v); e && *e) {
+            local = std::atoi(e);
+            break;
+        }
+    int count = 0;
+    ARDENT_CUDA_CHECK(cudaGetDeviceCount(&count));
+    ARDENT_CUDA_CHECK(cudaSetDevice(local % std::max(count, 1)));
+}
+
+// One of a rank's two halo exchanges (ard_distribute.h's HaloPlan) through host memory: the
+// cells peers read are gathered on the GPU, copied to pinned host buffers and sent over the
+// Communicator; what arrives is copied up and scattered into this rank's copies. Every peer's
+// cells are one range of the send and receive lists.
+template <typename Real>
+struct HostStagedHalo {
+    DeviceArray<int32_t> send_cells, receive_cells;
+    DeviceArray<Real> send_values, receive_values;
+    Real* host_send = nullptr;
+    Real* host_receive = nullptr;
+    std::vector<Communicator::Message> sends, receives;
+
+    void build(const std::vector<HaloPlan::Peer>& peers, const std::function<void(int32_t&)>& map,
+               size_t& bytes) {
+        std::vector<int32_t> out, in;
+        std::vector<std::pair<int, size_t>> out_ranges, in_ranges;  // (peer, count)
+        for (const HaloPlan::Peer& p : peers) {
+            out_ranges.emplace_back(p.rank, p.send.size());
+            in_ranges.emplace_back(p.rank, p.receive.size());
+            for (int32_t c : p.send)
+                out.push_back(c), map(out.back());
+            for (int32_t c : p.receive)
+                in.push_back(c), map(in.back());
+        }
+        send_cells.upload(out, bytes);
+        receive_cells.upload(in, bytes);
+        send_values.allocate(out.size(), bytes);
+        receive_values.allocate(in.size(), bytes);
+        ARDENT_CUDA_CHECK(cudaMallocHost(&host_send, std::max<size_t>(out.size(), 1) * sizeof(Real)));
+        ARDENT_CUDA_CHECK(cudaMallocHost(&host_receive, std::max<size_t>(in.size(), 1) * sizeof(Real)));
+        size_t o = 0;
+        for (auto [peer, n] : out_ranges) {
+            if (n > 0) sends.push_back({peer, host_send + o, n * sizeof(Real)});
+            o += n;
+        }
+        o = 0;
+        for (auto [peer, n] : in_ranges) {
+            if (n > 0) receives.push_back({peer, host_receive + o, n * sizeof(Real)});
+            o += n;
+        }
+    }
+    ~HostStagedHalo() {
+        if (host_send) cudaFreeHost(host_send);
+        if (host_receive) cudaFreeHost(host_receive);
+    }
+
+    // Waits for the work queued on `stream`, swaps, and queues the scatter.
+    void exchange(Communicator& comm, Real* data, cudaStream_t stream) {
+        const long long n_out = static_cast<long long>(send_cells.size());
+        const long long n_in = static_cast<long long>(receive_cells.size());
+        if (n_out > 0) {
+            gather_values<<<blocks_for(n_out, 256), 256, 0, stream>>>(send_cells.get(), n_out,
+                                                                     data, send_values.get());
+            ARDENT_CUDA_CHECK(cudaMemcpyAsync(host_send, send_values.get(),
+                                              static_cast<size_t>(n_out) * sizeof(Real),
+                                              cudaMemcpyDeviceToHost, stream));
+        }
+        ARDENT_CUDA_CHECK(cudaStreamSynchronize(stream));
+        comm.exchange(sends, receives);
+        if (n_in > 0) {
+            ARDENT_CUDA_CHECK(cudaMemcpyAsync(receive_values.get(), host_receive,
+                                              static_cast<size_t>(n_in) * sizeof(Real),
+                                              cudaMemcpyHostToDevice, stream));
+            scatter_values<<<blocks_for(n_in, 256), 256, 0, stream>>>(
+                receive_cells.get(), n_in, receive_values.get(), data);
+        }
+        ARDENT_CUDA_CHECK(cudaGetLastError());
+    }
+};
+
 struct StageTimer {
     std::vector<cudaEvent_t> events;
     std::vector<std::string> names;
@@ -103,9 +190,11 @@ class ArdCuda final : public Solver, public Profiled {
 
   public:
     ArdCuda(const Preprocessed& p, const SolverOptions& o)
-        : layout_(build_layout(p, o.source, o.listener_grid, o.ard_courant)),
-          inject_(o.inject_source) {
+        : layout_(build_rank_layout(p, o, halo_plan_)),
+          inject_(o.inject_source),
+          comm_(o.comm && o.comm->size() > 1 ? o.comm : nullptr) {
         const Layout& L = layout_;
+        if (comm_) select_device(*comm_);
         if (L.pml_depth > kMaxPmlDepth)
             throw ResourceError("CUDA backend: PML depth " + std::to_string(L.pml_depth) +
                                 " exceeds its limit of " + std::to_string(kMaxPmlDepth));
@@ -228,12 +317,20 @@ class ArdCuda final : public Solver, public Profiled {
         roots_.upload(dct_twiddles<Complex>(), t);
         direct_.upload(direct_matrices<Real>(), t);
 
+        if (comm_) {
+            const auto map = [this](int32_t& c) { renumber(c); };
+            field_halo_.build(halo_plan_.field, map, t);
+            force_halo_.build(halo_plan_.force, map, t);
+        }
+
         receivers_.assign(L.receivers.size(), {});
         grid_positions_ = L.grid_positions;
         grid_signals_.assign(L.grid_cells.size(), {});
     }
 
     ~ArdCuda() override {
+        for (auto& e : halves_)
+            if (e) cudaGraphExecDestroy(e);
         for (auto& e : graphs_)
             if (e) cudaGraphExecDestroy(e);
         if (side_.fork) cudaEventDestroy(side_.fork);
@@ -248,6 +345,7 @@ class ArdCuda final : public Solver, public Profiled {
 
     bool advance(size_t steps, const std::atomic<bool>* stop) override {
         apply_pending();
+        if (comm_) return advance_distributed(steps, stop);
         for (size_t s = 0; s < steps; ++s) {
             if (stop && stop->load(std::memory_order_relaxed)) {
                 flush();
@@ -267,7 +365,7 @@ class ArdCuda final : public Solver, public Profiled {
     double field_energy() const override {
         apply_pending();
         ARDENT_CUDA_CHECK(cudaMemsetAsync(energy_.get(), 0, sizeof(double), stream_));
-        const long long n = static_cast<long long>(layout_.air_cells);
+        const long long n = static_cast<long long>(layout_.owned_air_cells);
         sum_squares<<<std::min(blocks(n), 1024u), kBlock, 0, stream_>>>(field_.get(), n,
                                                                         energy_.get());
         ARDENT_CUDA_CHECK(cudaGetLastError());
@@ -275,13 +373,20 @@ class ArdCuda final : public Solver, public Profiled {
         ARDENT_CUDA_CHECK(
             cudaMemcpyAsync(&e, energy_.get(), sizeof e, cudaMemcpyDeviceToHost, stream_));
         ARDENT_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        return e;
+        return comm_ ? comm_->sum(e) : e;
+    }
+
+    RankPart rank_part() const override {
+        if (!comm_) return {};
+        return {layout_.partitions.size(), layout_.owned_air_cells,
+                layout_.air_cells - layout_.owned_air_cells + layout_.halo_cells};
     }
 
     // Initial values are gathered on the host and transformed in one go before the first step:
     // the CPU backend's per-cell transform would cost a whole-group DCT per call here.
     void set_pressure(Index3 cell, double value) override {
         const int32_t f = layout_.flat(cell);
+        if (f < 0 && comm_) return;  // another rank's cell
         if (f < 0) throw std::invalid_argument("set_pressure: not an air cell");
         if (step_ > 0)
             throw std::logic_error(
@@ -621,7 +726,16 @@ class ArdCuda final : public Solver, public Profiled {
     }
 
     // One time step, in ard_cpu.cpp's order. `timer` marks the stage boundaries (profiling only).
-    void enqueue_step(int cur, StageTimer* timer) const {
+    // A distributed run queues it in two halves (`half` 1, 2) with the exchange of the forcing
+    // on halo cells between them; 0 queues all of it.
+    void enqueue_step(int cur, StageTimer* timer, int half = 0) const {
+        if (half != 2) enqueue_forcing(timer);
+        if (half != 1) enqueue_update(cur, timer);
+        ARDENT_CUDA_CHECK(cudaGetLastError());
+    }
+
+    // Ghosts, interface and wall forcing, the source and the sampling.
+    void enqueue_forcing(StageTimer* timer) const {
         const Layout& L = layout_;
         auto mark = [&](const char* n) {
             if (timer) timer->mark(n);
@@ -660,6 +774,15 @@ class ArdCuda final : public Solver, public Profiled {
             force, L.source, source_.get(), static_cast<unsigned long long>(source_.size()),
             sample_cells_.get(), static_cast<int>(sample_cells_.size()), field_.get(),
             sample_scale_, samples_.get(), slots_, step_counter_.get());
+    }
+
+    // The C^2 correction, the PML, the partitions' DCTs and mode update.
+    void enqueue_update(int cur, StageTimer* timer) const {
+        const Layout& L = layout_;
+        auto mark = [&](const char* n) {
+            if (timer) timer->mark(n);
+        };
+        Real* force = force_.get();
         mark("C^2 correction");
         add_lines(air_gather_, force, correction_scale_, force, static_cast<int32_t>(L.air_cells));
         mark("PML");
@@ -685,16 +808,42 @@ class ArdCuda final : public Solver, public Profiled {
         mark("inverse DCT y, x");
         inverse_dct(force, field_.get());
         mark("end");
-        ARDENT_CUDA_CHECK(cudaGetLastError());
     }
 
-    void capture(int cur) {
+    void capture(int cur, int half = 0) {
         cudaGraph_t graph;
         ARDENT_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-        enqueue_step(cur, nullptr);
+        enqueue_step(cur, nullptr, half);
         ARDENT_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
-        ARDENT_CUDA_CHECK(cudaGraphInstantiate(&graphs_[cur], graph, 0));
+        cudaGraphExec_t& exec = half == 0 ? graphs_[cur] : halves_[2 * cur + half - 1];
+        ARDENT_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
         ARDENT_CUDA_CHECK(cudaGraphDestroy(graph));
+    }
+
+    // A distributed run's steps: each half a graph, the halo exchanges between (every rank
+    // stops at the same step), the recorded samples gathered on rank 0 at the end.
+    bool advance_distributed(size_t steps, const std::atomic<bool>* stop) {
+        bool finished = true;
+        for (size_t s = 0; s < steps; ++s) {
+            if (comm_->any(stop && stop->load(std::memory_order_relaxed))) {
+                finished = false;
+                break;
+            }
+            for (int half = 1; half <= 2; ++half) {
+                cudaGraphExec_t& exec = halves_[2 * cur_ + half - 1];
+                if (!exec) capture(cur_, half);
+                ARDENT_CUDA_CHECK(cudaGraphLaunch(exec, stream_));
+                if (half == 1) force_halo_.exchange(*comm_, force_.get(), stream_);
+            }
+            field_halo_.exchange(*comm_, field_.get(), stream_);
+            cur_ = 1 - cur_;
+            ++step_;
+            if (step_ % static_cast<size_t>(slots_) == 0) flush();
+            if (step_ % kCheckEvery == 0) check_field(inject_);
+        }
+        flush();
+        gather_signals(*comm_);
+        return finished;
     }
 
     // The field q = phi(A) p and both mode levels from the initial pressures set so far.
@@ -736,8 +885,12 @@ class ArdCuda final : public Solver, public Profiled {
         flushed_ = step_;
     }
 
+    HaloPlan halo_plan_;  // consumed by the constructor
     Layout layout_;
     bool inject_;
+    Communicator* comm_ = nullptr;  // several ranks: this rank's part (ard_distribute.h)
+    HostStagedHalo<Real> field_halo_, force_halo_;
+    cudaGraphExec_t halves_[4] = {nullptr, nullptr, nullptr, nullptr};  // [parity][half]
     Real c2h2_, courant2_, sample_scale_, correction_scale_;
     std::vector<DctGroup> groups_;
     DctPlan dct_;

@@ -94,6 +94,14 @@ __global__ void gather_values(const int32_t* __restrict__ cells, long long count
     if (i < count) out[i] = field[cells[i]];
 }
 
+// The inverse of gather_values: what arrived from other ranks into this rank's halo cells.
+template <typename Real>
+__global__ void scatter_values(const int32_t* __restrict__ cells, long long count,
+                               const Real* __restrict__ in, Real* __restrict__ field) {
+    const long long i = thread_index();
+    if (i < count) field[cells[i]] = in[i];
+}
+
 // Adds to each target cell the terms of the lines that reach it, in line order, which is the
 // order the CPU backend's batches add them in: one launch instead of one per batch, and the
 // same rounding. `offsets` has one more entry than `cells`.
@@ -154,12 +162,16 @@ __global__ void source_and_sample(Real* force, int32_t source, const Real* sampl
         slots > 0 ? static_cast<long long>(s % static_cast<unsigned long long>(slots)) : 0;
     for (int i = static_cast<int>(threadIdx.x); i < count; i += static_cast<int>(blockDim.x)) {
         const int32_t c = cells[i];
+        if (c < 0) {  // another rank's cell (a distributed run): it records it
+            buffer[slot * count + i] = Real(0);
+            continue;
+        }
         const Real f = inject && c == source ? force[c] + add : force[c];
         buffer[slot * count + i] = field[c] + scale * f;
     }
     __syncthreads();
     if (threadIdx.x == 0) {
-        if (inject) force[source] += add;
+        if (inject && source >= 0) force[source] += add;
         ++*step;
     }
 }

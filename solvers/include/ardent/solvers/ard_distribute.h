@@ -50,6 +50,13 @@ struct LocalLayout {
 // calls it with the same arguments; the ranks tell each other which cells they need.
 LocalLayout localize(const Layout& global, std::span<const int> owner, Communicator& comm);
 
+// Each rank's share of a run of `global` over `ranks`, without starting one (ardent info --ranks):
+// the partitions, air cells and halo cells localize() would give it, and its PML cells.
+struct RankShare {
+    size_t partitions = 0, cells = 0, halo_cells = 0, pml_cells = 0;
+};
+std::vector<RankShare> plan_shares(const Layout& global, int ranks);
+
 // What a backend steps: the whole run's layout, or with options.comm of several ranks this
 // rank's part (its halo plan into `halo`). Collective in the second case.
 Layout build_rank_layout(const Preprocessed& p, const SolverOptions& options, HaloPlan& halo);
