@@ -173,7 +173,10 @@ json rank_parts(const Solver& solver, Communicator& comm) {
     halo[r] = static_cast<double>(mine.halo_cells);
     for (auto* v : {&parts, &cells, &halo})
         comm.sum_to_root(v->data(), n);
-    json j = {{"ranks", comm.size()}, {"partitions", json::array()}, {"cells", json::array()},
+    json j = {{"ranks", comm.size()},
+              {"exchange", mine.exchange},  // rank 0's; every rank chooses alike
+              {"partitions", json::array()},
+              {"cells", json::array()},
               {"halo_cells", json::array()}};
     for (size_t i = 0; i < n; ++i) {
         j["partitions"].push_back(std::llround(parts[i]));
@@ -186,6 +189,7 @@ json rank_parts(const Solver& solver, Communicator& comm) {
 struct SourceRun {
     std::string name;
     double solve_s = 0;
+    double setup_s = 0;  // of solve_s: making the solver (layout, tables, device upload)
     size_t steps = 0;
     std::string solver_name;
     size_t solver_memory = 0;
@@ -267,8 +271,8 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
 
         std::vector<SourceRun> runs;
         for (const auto& r : state["runs"])
-            runs.push_back({r.at("name"), r.at("solve_s"), r.at("steps"), r.at("solver"),
-                            r.at("memory_bytes")});
+            runs.push_back({r.at("name"), r.at("solve_s"), r.value("setup_s", 0.0), r.at("steps"),
+                            r.at("solver"), r.at("memory_bytes")});
         double write_s = 0;
         json excitation_json, solver_json;
         if (state.contains("solver") && !state["solver"].is_null()) solver_json = state["solver"];
@@ -288,6 +292,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             sopts.source = s;
             t0 = std::chrono::steady_clock::now();
             std::unique_ptr<Solver> solver = make_solver(p, sopts);
+            const double setup_s = seconds_since(t0);
             const fs::path ckfile = ckdir / (std::to_string(s) + ".state");
             if (settings.resume && state["current"].is_object() &&
                 state["current"].value("source", size_t{0}) == s && fs::exists(ckfile))
@@ -483,12 +488,13 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 grid.close();
             }
             write_s += seconds_since(t0);
-            runs.push_back(
-                {src_name, solve_s, solver->steps_done(), solver->name(), solver->memory_bytes()});
+            runs.push_back({src_name, solve_s, setup_s, solver->steps_done(), solver->name(),
+                            solver->memory_bytes()});
             if (partial) {
                 state["sources_done"].push_back(src_name);
                 state["runs"].push_back({{"name", src_name},
                                          {"solve_s", solve_s},
+                                         {"setup_s", setup_s},
                                          {"steps", solver->steps_done()},
                                          {"solver", solver->name()},
                                          {"memory_bytes", solver->memory_bytes()}});
@@ -538,10 +544,11 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             if (scene.listener_grid_every > 0)
                 files["grid"].push_back("grid/" + safe_name(s.name) + ".h5");
         }
-        json solve = json::object();
+        json solve = json::object(), setup = json::object();
         size_t solver_memory = 0;
         for (const auto& r : runs) {
             solve[r.name] = r.solve_s;
+            setup[r.name] = r.setup_s;
             solver_memory = std::max(solver_memory, r.solver_memory);
         }
         const ResourceEstimate est = p.estimate();
@@ -582,6 +589,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
               {"decompose", p.times.decompose_s},
               {"preprocess", preprocess_s},
               {"solve", solve},
+              {"solver_setup", setup},
               {"geometric", full ? full->seconds() : 0.0},
               {"write", write_s},
               {"total", seconds_since(t_start)}}},

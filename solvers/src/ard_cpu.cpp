@@ -178,7 +178,7 @@ class ArdCpu final : public Solver {
     RankPart rank_part() const override {
         if (!comm_) return {};
         return {layout_.partitions.size(), layout_.owned_air_cells,
-                layout_.air_cells - layout_.owned_air_cells + layout_.halo_cells};
+                layout_.air_cells - layout_.owned_air_cells + layout_.halo_cells, "mpi"};
     }
 
     void save_state(std::ostream& out) const override {

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <functional>
 #include <istream>
+#include <memory>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -27,6 +28,7 @@
 #include "cuda_check.h"
 #include "dct_kernels.cuh"
 #include "device_array.h"
+#include "nccl_halo.h"
 #include "plane_gather.cuh"
 #include "step_kernels.cuh"
 
@@ -318,9 +320,18 @@ class ArdCuda final : public Solver, public Profiled {
         direct_.upload(direct_matrices<Real>(), t);
 
         if (comm_) {
+            // GPU to GPU through NCCL where every rank can load it; else through host memory.
+            std::string why;
+            const NcclApi* api = NcclApi::get(&why);
             const auto map = [this](int32_t& c) { renumber(c); };
-            field_halo_.build(halo_plan_.field, map, t);
-            force_halo_.build(halo_plan_.force, map, t);
+            if (!comm_->any(api == nullptr)) {
+                nccl_ = std::make_unique<NcclComm>(*api, *comm_);
+                nccl_field_.build(halo_plan_.field, map, t);
+                nccl_force_.build(halo_plan_.force, map, t);
+            } else {
+                field_halo_.build(halo_plan_.field, map, t);
+                force_halo_.build(halo_plan_.force, map, t);
+            }
         }
 
         receivers_.assign(L.receivers.size(), {});
@@ -379,7 +390,8 @@ class ArdCuda final : public Solver, public Profiled {
     RankPart rank_part() const override {
         if (!comm_) return {};
         return {layout_.partitions.size(), layout_.owned_air_cells,
-                layout_.air_cells - layout_.owned_air_cells + layout_.halo_cells};
+                layout_.air_cells - layout_.owned_air_cells + layout_.halo_cells,
+                nccl_ ? "nccl" : "mpi-host-staged"};
     }
 
     // Initial values are gathered on the host and transformed in one go before the first step:
@@ -728,9 +740,12 @@ class ArdCuda final : public Solver, public Profiled {
     // One time step, in ard_cpu.cpp's order. `timer` marks the stage boundaries (profiling only).
     // A distributed run queues it in two halves (`half` 1, 2) with the exchange of the forcing
     // on halo cells between them; 0 queues all of it.
+    // With NCCL a distributed step is one graph again, the exchanges queued in it.
     void enqueue_step(int cur, StageTimer* timer, int half = 0) const {
         if (half != 2) enqueue_forcing(timer);
+        if (half == 0 && nccl_) nccl_force_.enqueue(*nccl_, force_.get(), stream_);
         if (half != 1) enqueue_update(cur, timer);
+        if (half == 0 && nccl_) nccl_field_.enqueue(*nccl_, field_.get(), stream_);
         ARDENT_CUDA_CHECK(cudaGetLastError());
     }
 
@@ -829,13 +844,18 @@ class ArdCuda final : public Solver, public Profiled {
                 finished = false;
                 break;
             }
-            for (int half = 1; half <= 2; ++half) {
-                cudaGraphExec_t& exec = halves_[2 * cur_ + half - 1];
-                if (!exec) capture(cur_, half);
-                ARDENT_CUDA_CHECK(cudaGraphLaunch(exec, stream_));
-                if (half == 1) force_halo_.exchange(*comm_, force_.get(), stream_);
+            if (nccl_) {
+                if (!graphs_[cur_]) capture(cur_);
+                ARDENT_CUDA_CHECK(cudaGraphLaunch(graphs_[cur_], stream_));
+            } else {
+                for (int half = 1; half <= 2; ++half) {
+                    cudaGraphExec_t& exec = halves_[2 * cur_ + half - 1];
+                    if (!exec) capture(cur_, half);
+                    ARDENT_CUDA_CHECK(cudaGraphLaunch(exec, stream_));
+                    if (half == 1) force_halo_.exchange(*comm_, force_.get(), stream_);
+                }
+                field_halo_.exchange(*comm_, field_.get(), stream_);
             }
-            field_halo_.exchange(*comm_, field_.get(), stream_);
             cur_ = 1 - cur_;
             ++step_;
             if (step_ % static_cast<size_t>(slots_) == 0) flush();
@@ -890,6 +910,8 @@ class ArdCuda final : public Solver, public Profiled {
     bool inject_;
     Communicator* comm_ = nullptr;  // several ranks: this rank's part (ard_distribute.h)
     HostStagedHalo<Real> field_halo_, force_halo_;
+    std::unique_ptr<NcclComm> nccl_;  // null: the host-staged exchanges
+    NcclHalo<Real> nccl_field_, nccl_force_;
     cudaGraphExec_t halves_[4] = {nullptr, nullptr, nullptr, nullptr};  // [parity][half]
     Real c2h2_, courant2_, sample_scale_, correction_scale_;
     std::vector<DctGroup> groups_;

@@ -84,6 +84,7 @@ class Solver {
     // (copies of other ranks' cells kept current by exchanges). All zero in a single process.
     struct RankPart {
         size_t partitions = 0, cells = 0, halo_cells = 0;
+        std::string exchange;  // how halos travel: "mpi", "nccl", "mpi-host-staged"
     };
     virtual RankPart rank_part() const { return {}; }
 
