@@ -3,11 +3,13 @@
 // outcome as messages and exit codes (0 done, 1 a solver failure, 128 + signal when interrupted;
 // main() maps bad input and resources to 2 and 3).
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "ardent/distributed/mpi.h"
@@ -66,7 +68,8 @@ struct Opts {
     std::string solver, device, precision = "float32";
     double max_frequency = 0, duration = 0;
     int threads = 0;
-    bool quiet = false, force = false, resume = false, distributed = false;
+    bool quiet = false, force = false, resume = false;
+    std::string distributed;  // "", "partitions" or "sources"
     size_t checkpoint_every = 0;
 };
 
@@ -110,6 +113,9 @@ int run(const Opts& o, Communicator* comm) {
     settings.threads = o.threads;
     settings.checkpoint_every = o.checkpoint_every;
     settings.comm = comm;
+    settings.distribution = o.distributed == "sources" ? pipeline::Distribution::Sources
+                                                       : pipeline::Distribution::Partitions;
+    if (comm) settings.gpu = distributed::local_rank();
     // Refused before anything is printed (simulate() checks again).
     pipeline::OutputDir::check_target(settings.output, settings.force);
     // Coefficients no locally reacting wall reaches, and bands the fit misses (ardent info lists
@@ -166,6 +172,9 @@ int run_distributed(const Opts& o) {
                      comm->root() ? "" : (" (rank " + std::to_string(comm->rank()) + ")").c_str(),
                      message.c_str());
     std::fflush(stderr);
+    // Rank 0 reports an input error (every rank meets it) and ends the run: the others give it
+    // time to, rather than ending it before it has printed.
+    if (code == 2 && !comm->root()) std::this_thread::sleep_for(std::chrono::seconds(5));
     distributed::abort_all(code);
     return code;
 }
@@ -198,17 +207,19 @@ Action add_simulate(CLI::App& app) {
                     "Save the solver state every N steps into <DIR>.tmp-partial/")
         ->check(CLI::PositiveNumber);
     cmd->add_flag("--resume", o->resume, "Continue the checkpointed run in <DIR>.tmp-partial/");
-    cmd->add_flag("--distributed", o->distributed,
-                  "Spread the ARD run over the processes of an MPI launch (mpirun -n N ...); "
-                  "rank 0 writes the results");
+    cmd->add_flag("--distributed{partitions}", o->distributed,
+                  "Spread the run over the processes of an MPI launch (mpirun -n N ...): "
+                  "--distributed splits the room (ARD), --distributed=sources gives each rank "
+                  "whole sources; rank 0 writes the results")
+        ->check(CLI::IsMember({"partitions", "sources"}));
     return [o]() {
         const int launched = distributed::launched_ranks();
-        if (launched > 1 && !o->distributed)
+        if (launched > 1 && o->distributed.empty())
             throw InputError("this process is one of " + std::to_string(launched) +
                              " started by an MPI launcher: add --distributed to spread one run "
                              "over them (without it each would run the whole scene into the "
                              "same results directory)");
-        return o->distributed ? run_distributed(*o) : run(*o, nullptr);
+        return o->distributed.empty() ? run(*o, nullptr) : run_distributed(*o);
     };
 }
 

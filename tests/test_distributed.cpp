@@ -1,7 +1,8 @@
 // A distributed ARD run (`mpirun -n N ardent simulate ... --distributed`) against the same run in
 // one process, through the files both write: every bundled scene with 1, 2, 3 and 4 ranks on the
 // CPU backend, the IR WAVs and the listener grid within 1e-6 (float32) and 1e-12 (float64)
-// relative L2, and what each rank did (result.json "distributed"). Then the refusals: FDTD, and a
+// relative L2, and what each rank did (result.json "distributed"); sources spread over ranks
+// (--distributed=sources) against one process too. Then the refusals: FDTD over partitions, and a
 // launch of several processes without --distributed. Skips with the reason in a build without MPI.
 #include <hdf5.h>
 #include <sys/wait.h>
@@ -10,8 +11,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <iterator>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -33,9 +34,9 @@ constexpr const char* kMpiexec = ARDENT_MPIEXEC;
 constexpr const char* kMpiexec = nullptr;
 #endif
 
-#define SKIP_WITHOUT_MPI()                                                                      \
-    if (!kMpiexec)                                                                              \
-    GTEST_SKIP() << "this build has no MPI (install libopenmpi-dev and openmpi-bin, then "      \
+#define SKIP_WITHOUT_MPI()                                                                 \
+    if (!kMpiexec)                                                                         \
+    GTEST_SKIP() << "this build has no MPI (install libopenmpi-dev and openmpi-bin, then " \
                     "reconfigure): distributed runs cannot be tested"
 
 struct MpiRun {
@@ -47,8 +48,8 @@ struct MpiRun {
 // kept in dir/cache: the reference run measures the plans and the distributed runs reuse them,
 // so both transform alike (plans measured anew may round differently, in any process).
 MpiRun simulate(const fs::path& dir, int ranks, const std::string& args) {
-    std::string cmd = "cd '" + dir.string() + "' && XDG_CACHE_HOME='" + (dir / "cache").string() +
-                      "' ";
+    std::string cmd =
+        "cd '" + dir.string() + "' && XDG_CACHE_HOME='" + (dir / "cache").string() + "' ";
     if (ranks > 0) {
         cmd += std::string("'") + kMpiexec + "' -n " + std::to_string(ranks) +
                " --oversubscribe -x XDG_CACHE_HOME ";
@@ -186,9 +187,9 @@ TEST(Distributed, Float64AgreesToRoundOff) {
     ScratchDir dir;
     nlohmann::json s = read_json(fs::path(ARDENT_SOURCE_DIR) / "data/scenes/living-room.json");
     s["simulation"]["band"] = "wave";
-    s["geometry"]["mesh"] = (fs::path(ARDENT_SOURCE_DIR) / "data/scenes" /
-                             s["geometry"]["mesh"].get<std::string>())
-                                .string();
+    s["geometry"]["mesh"] =
+        (fs::path(ARDENT_SOURCE_DIR) / "data/scenes" / s["geometry"]["mesh"].get<std::string>())
+            .string();
     const fs::path scene = dir.write("scene.json", s.dump());
     const std::string args =
         "'" + scene.string() + "' --max-frequency 400 --duration 0.1 --precision float64";
@@ -201,13 +202,47 @@ TEST(Distributed, Float64AgreesToRoundOff) {
     EXPECT_LE(worst, 1e-12);
 }
 
+// Many-source bakes: each rank solves whole sources (no exchange), rank 0 writes; the full band
+// (rays traced on rank 0) and the listener grid included.
+TEST(Distributed, SourcesOverRanksEqualOneProcess) {
+    SKIP_WITHOUT_MPI();
+    ScratchDir dir;
+    nlohmann::json s = read_json(fs::path(ARDENT_SOURCE_DIR) / "data/scenes/living-room.json");
+    s["geometry"]["mesh"] = (fs::path(ARDENT_SOURCE_DIR) / "data/scenes" /
+                             s["geometry"]["mesh"].get<std::string>())
+                                .string();
+    s["listener_grid"] = {{"every", 4}};
+    s["geometric"] = {{"rays", 2000}};
+    const fs::path scene = dir.write("scene.json", s.dump());
+    const std::string args = "'" + scene.string() + "' --max-frequency 300 --duration 0.05";
+    ASSERT_EQ(simulate(dir.path(), 0, args + " -o ref").exit_code, 0);
+    const nlohmann::json ref = read_json(dir / "ref" / "result.json");
+    ASSERT_GE(ref["sources"].size(), 2u);
+    ASSERT_EQ(ref["band"]["mode"], "full");
+    for (int ranks : {2, 3}) {
+        const std::string out = "s" + std::to_string(ranks);
+        const MpiRun r = simulate(dir.path(), ranks, args + " -o " + out + " --distributed=sources");
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const double worst = worst_difference(dir / "ref", dir / out, ref["files"]);
+        std::printf("living room, 2 sources over %d ranks: worst relative L2 %.3g\n", ranks, worst);
+        EXPECT_LE(worst, 1e-6);
+        const nlohmann::json result = read_json(dir / out / "result.json");
+        EXPECT_EQ(result["distributed"]["mode"], "sources");
+        size_t k = 0;
+        for (const auto& src : ref["sources"])
+            EXPECT_EQ(result["distributed"]["sources"][src["name"].get<std::string>()],
+                      static_cast<int>(k++ % static_cast<size_t>(ranks)));
+    }
+}
+
 TEST(Distributed, FdtdIsRefusedAndNothingIsWritten) {
     SKIP_WITHOUT_MPI();
     ScratchDir dir;
     const std::string scene = (fs::path(ARDENT_SOURCE_DIR) / "data/scenes/lshape.json").string();
     const MpiRun r = simulate(dir.path(), 2,
-                           "'" + scene + "' --solver fdtd --max-frequency 300 --duration 0.02 "
-                                         "-o out --distributed");
+                              "'" + scene +
+                                  "' --solver fdtd --max-frequency 300 --duration 0.02 "
+                                  "-o out --distributed");
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_NE(r.err.find("a distributed run needs the ARD solver"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(dir / "out"));

@@ -69,9 +69,9 @@ class MpiCommunicator final : public Communicator {
             check(MPI_Isend(m.data, count_of(m.bytes), MPI_BYTE, m.peer, kTag, MPI_COMM_WORLD,
                             &requests_[k++]),
                   "send");
-        check(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(),
-                          MPI_STATUSES_IGNORE),
-              "wait");
+        check(
+            MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE),
+            "wait");
     }
 
     double sum(double value) override {
@@ -122,6 +122,12 @@ class MpiCommunicator final : public Communicator {
 
 bool mpi_built() {
     return true;
+}
+
+int local_rank() {
+    for (const char* v : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+        if (const char* s = std::getenv(v); s && *s) return std::atoi(s);
+    return 0;
 }
 
 int launched_ranks() {

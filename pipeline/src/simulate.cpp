@@ -13,8 +13,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -173,10 +176,9 @@ json rank_parts(const Solver& solver, Communicator& comm) {
     halo[r] = static_cast<double>(mine.halo_cells);
     for (auto* v : {&parts, &cells, &halo})
         comm.sum_to_root(v->data(), n);
-    json j = {{"ranks", comm.size()},
+    json j = {{"mode", "partitions"},        {"ranks", comm.size()},
               {"exchange", mine.exchange},  // rank 0's; every rank chooses alike
-              {"partitions", json::array()},
-              {"cells", json::array()},
+              {"partitions", json::array()}, {"cells", json::array()},
               {"halo_cells", json::array()}};
     for (size_t i = 0; i < n; ++i) {
         j["partitions"].push_back(std::llround(parts[i]));
@@ -184,6 +186,85 @@ json rank_parts(const Solver& solver, Communicator& comm) {
         j["halo_cells"].push_back(std::llround(halo[i]));
     }
     return j;
+}
+
+// One source's finished solver run as rank 0 writes it: the recorded signals (at the simulation
+// rate) and what result.json reports of the run.
+struct SolvedSource {
+    std::vector<std::vector<double>> receivers;
+    std::vector<std::vector<float>> grid;
+    double dt = 0, solve_s = 0, setup_s = 0;
+    size_t steps = 0, memory = 0;
+    std::string solver_name;
+};
+
+struct SolvedHeader {
+    double dt, solve_s, setup_s;
+    uint64_t steps, memory, receivers, grid, samples, grid_samples;
+    char solver_name[64];
+};
+
+// Rows of equal length, sent in blocks of at most 256 MB (one message's limit is 2 GB).
+template <typename T>
+void transfer_rows(std::vector<std::vector<T>>& rows, size_t length, Communicator& comm, int peer,
+                   bool send) {
+    const size_t per =
+        std::max<size_t>(1, (size_t{256} << 20) / std::max<size_t>(1, length * sizeof(T)));
+    std::vector<T> buf;
+    for (size_t r0 = 0; r0 < rows.size(); r0 += per) {
+        const size_t r1 = std::min(rows.size(), r0 + per);
+        buf.resize((r1 - r0) * length);
+        if (send)
+            for (size_t r = r0; r < r1; ++r)
+                std::copy_n(rows[r].begin(), length,
+                            buf.begin() + static_cast<long>((r - r0) * length));
+        const Communicator::Message m{peer, buf.data(), buf.size() * sizeof(T)};
+        if (send)
+            comm.exchange(std::span(&m, 1), {});
+        else
+            comm.exchange({}, std::span(&m, 1));
+        if (!send)
+            for (size_t r = r0; r < r1; ++r)
+                rows[r].assign(buf.begin() + static_cast<long>((r - r0) * length),
+                               buf.begin() + static_cast<long>((r - r0 + 1) * length));
+    }
+}
+
+// A source solved on this rank, to rank 0 (collective with receive_solved there).
+void send_solved(SolvedSource& s, Communicator& comm) {
+    SolvedHeader h{};
+    h.dt = s.dt;
+    h.solve_s = s.solve_s;
+    h.setup_s = s.setup_s;
+    h.steps = s.steps;
+    h.memory = s.memory;
+    h.receivers = s.receivers.size();
+    h.grid = s.grid.size();
+    h.samples = s.receivers.empty() ? 0 : s.receivers[0].size();
+    h.grid_samples = s.grid.empty() ? 0 : s.grid[0].size();
+    std::snprintf(h.solver_name, sizeof h.solver_name, "%s", s.solver_name.c_str());
+    const Communicator::Message m{0, &h, sizeof h};
+    comm.exchange(std::span(&m, 1), {});
+    transfer_rows(s.receivers, h.samples, comm, 0, true);
+    transfer_rows(s.grid, h.grid_samples, comm, 0, true);
+}
+
+SolvedSource receive_solved(Communicator& comm, int from) {
+    SolvedHeader h{};
+    const Communicator::Message m{from, &h, sizeof h};
+    comm.exchange({}, std::span(&m, 1));
+    SolvedSource s;
+    s.dt = h.dt;
+    s.solve_s = h.solve_s;
+    s.setup_s = h.setup_s;
+    s.steps = h.steps;
+    s.memory = h.memory;
+    s.solver_name = std::string(h.solver_name, strnlen(h.solver_name, sizeof h.solver_name));
+    s.receivers.resize(h.receivers);
+    s.grid.resize(h.grid);
+    transfer_rows(s.receivers, h.samples, comm, from, false);
+    transfer_rows(s.grid, h.grid_samples, comm, from, false);
+    return s;
 }
 
 struct SourceRun {
@@ -210,12 +291,13 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
     if (target.empty()) throw InputError("simulate: no results directory was given");
     OutputDir::check_target(target, settings.force);
     const bool partial = settings.checkpoint_every > 0 || settings.resume;
-    Communicator* const comm =
-        settings.comm && settings.comm->size() > 1 ? settings.comm : nullptr;
+    Communicator* const comm = settings.comm && settings.comm->size() > 1 ? settings.comm : nullptr;
     const bool root = !comm || comm->root();  // writes the results and reports progress
+    const bool by_sources = comm && settings.distribution == Distribution::Sources;
     if (comm && partial)
-        throw InputError("checkpoints (--checkpoint-every, --resume) are not available in a "
-                         "distributed run yet");
+        throw InputError(
+            "checkpoints (--checkpoint-every, --resume) are not available in a "
+            "distributed run yet");
     const std::string precision_name =
         settings.precision == Precision::Float64 ? "float64" : "float32";
     try {
@@ -228,9 +310,10 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
         sopts.precision = settings.precision;
         sopts.threads = settings.threads;
         sopts.listener_grid = scene.listener_grid_every > 0;
-        sopts.comm = comm;
-        // Before anything is written; a distributed run's ranks each hold a part.
-        if (!comm) check_memory(p, sopts);
+        sopts.comm = by_sources ? nullptr : comm;
+        sopts.gpu = settings.gpu;
+        // Before anything is written; a run over partitions holds a part on each rank.
+        if (!sopts.comm) check_memory(p, sopts);
         std::optional<FullBand> full;  // rank 0 traces the rays
         if (scene.simulation.band == "full" && root) full.emplace(p, settings.threads);
         const std::string hash = scene_hash(scene);
@@ -279,7 +362,11 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
         if (state.contains("excitation")) excitation_json = state["excitation"];
         const size_t n_src = p.air.sources.size();
 
-        json distribution;               // a distributed run: each rank's part
+        // A distributed run: each rank's part, or which rank solved which source.
+        json distribution =
+            by_sources
+                ? json{{"mode", "sources"}, {"ranks", comm->size()}, {"sources", json::object()}}
+                : json();
         PressureSlice live;              // reused: a slice's buffer is allocated once per run
         json acoustics = json::array();  // ISO 3382-1 per source and receiver
         for (size_t s = 0; s < n_src; ++s) {
@@ -289,77 +376,104 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 done = done || d == src_name;
             if (done) continue;
             stop_point(stop);
-            sopts.source = s;
-            t0 = std::chrono::steady_clock::now();
-            std::unique_ptr<Solver> solver = make_solver(p, sopts);
-            const double setup_s = seconds_since(t0);
+            // Sources over ranks: source s is solved whole by rank s mod ranks; rank 0 writes.
+            const int owner =
+                by_sources ? static_cast<int>(s % static_cast<size_t>(comm->size())) : 0;
+            const bool solve_here = !by_sources || owner == comm->rank();
+            if (!solve_here && !root) continue;
+            SolvedSource solved;
+            std::unique_ptr<Solver> solver;
             const fs::path ckfile = ckdir / (std::to_string(s) + ".state");
-            if (settings.resume && state["current"].is_object() &&
-                state["current"].value("source", size_t{0}) == s && fs::exists(ckfile))
-                load_solver_state(*solver, ckfile);
-            const double dt = solver->dt();
-            const Excitation& ex = solver->excitation();
-            const size_t total = steps_needed(dt, ex.delay(), duration);
-            solver_json = {{"name", solver->name()},
-                           {"device", device_of(solver->name())},
+            std::function<void()> save_checkpoint = [] {};
+            if (solve_here) {
+                sopts.source = s;
+                t0 = std::chrono::steady_clock::now();
+                solver = make_solver(p, sopts);
+                solved.setup_s = seconds_since(t0);
+                if (settings.resume && state["current"].is_object() &&
+                    state["current"].value("source", size_t{0}) == s && fs::exists(ckfile))
+                    load_solver_state(*solver, ckfile);
+                const size_t total =
+                    steps_needed(solver->dt(), solver->excitation().delay(), duration);
+                observer.source_begin(src_name, s, n_src, total, solver->steps_done());
+                live.source = src_name;
+                const int plane_axis = scene.geometry.up_axis();
+                const int plane_index = p.air.sources[s].cell[static_cast<size_t>(plane_axis)];
+                // Chunks of about a quarter second keep the bar live; Ctrl-C stops inside a chunk.
+                size_t chunk = 1;
+                save_checkpoint = [&] {
+                    save_solver_state(*solver, ckfile);
+                    state["current"] = {{"source", s}, {"steps", solver->steps_done()}};
+                    write_json_file(state_file, state);
+                };
+                try {
+                    while (solver->steps_done() < total) {
+                        size_t n = std::min(chunk, total - solver->steps_done());
+                        if (every > 0) n = std::min(n, every - solver->steps_done() % every);
+                        const auto tc = std::chrono::steady_clock::now();
+                        const bool finished = solver->advance(n, stop);
+                        const double took = seconds_since(tc);
+                        // Every rank sizes its chunks alike (advance() gathers at its end).
+                        const bool quick =
+                            sopts.comm ? !sopts.comm->any(took >= 0.12) : took < 0.12;
+                        const bool slow = sopts.comm ? sopts.comm->any(took > 0.5) : took > 0.5;
+                        observer.progress(solver->steps_done());
+                        // A distributed run stops inside advance(), on every rank at once.
+                        if (!finished || (!sopts.comm && stopped(stop))) {
+                            observer.source_stopped();
+                            if (partial) save_checkpoint();
+                            throw Interrupted{};
+                        }
+                        if (every > 0 && solver->steps_done() % every == 0 &&
+                            solver->steps_done() < total)
+                            save_checkpoint();
+                        if (observer.want_slice()) {
+                            fill_slice(*solver, p.air.grid, plane_axis, plane_index, live);
+                            observer.slice(live);
+                        }
+                        // Grow or shrink by halves: a per-call cost in advance() must not keep the
+                        // chunks small.
+                        if (n == chunk && quick) chunk *= 2;
+                        if (slow && chunk > 1) chunk /= 2;
+                    }
+                } catch (const SolverError& e) {
+                    observer.progress(solver->steps_done());
+                    observer.source_stopped();
+                    if (root) dir_slot->discard();  // resuming would only meet the same failure
+                    throw SolverError("the simulation of source " + src_name +
+                                      " failed: " + e.what());
+                }
+                solved.solve_s = seconds_since(t0);
+                observer.source_end();
+                if (comm && !by_sources && s == 0) distribution = rank_parts(*solver, *comm);
+                solved.dt = solver->dt();
+                solved.steps = solver->steps_done();
+                solved.solver_name = solver->name();
+                solved.memory = solver->memory_bytes();
+                solver->take_signals(solved.receivers, solved.grid);
+            }
+            if (by_sources && owner != 0) {
+                if (!root) {
+                    send_solved(solved, *comm);
+                    continue;
+                }
+                observer.stage("Receiving " + src_name + " from rank " + std::to_string(owner) +
+                               " ...");
+                solved = receive_solved(*comm, owner);
+            }
+            if (!root) continue;  // rank 0 holds the gathered signals and writes
+            const double dt = solved.dt;
+            const Excitation ex = Excitation::for_band(scene.simulation.max_frequency, dt);
+            solver_json = {{"name", solved.solver_name},
+                           {"device", device_of(solved.solver_name)},
                            {"dt", dt},
                            {"simulation_rate", 1.0 / dt},
-                           {"steps", total}};
+                           {"steps", steps_needed(dt, ex.delay(), duration)}};
             excitation_json = {{"f_max", ex.f_max},
                                {"flat_from_hz", ex.f_pass_lo},
                                {"flat_to_hz", ex.f_pass_hi},
                                {"delay_s", ex.delay()}};
-
-            observer.source_begin(src_name, s, n_src, total, solver->steps_done());
-            live.source = src_name;
-            const int plane_axis = scene.geometry.up_axis();
-            const int plane_index = p.air.sources[s].cell[static_cast<size_t>(plane_axis)];
-            // Chunks of about a quarter second keep the bar live; Ctrl-C stops inside a chunk.
-            size_t chunk = 1;
-            auto save_checkpoint = [&] {
-                save_solver_state(*solver, ckfile);
-                state["current"] = {{"source", s}, {"steps", solver->steps_done()}};
-                write_json_file(state_file, state);
-            };
-            try {
-                while (solver->steps_done() < total) {
-                    size_t n = std::min(chunk, total - solver->steps_done());
-                    if (every > 0) n = std::min(n, every - solver->steps_done() % every);
-                    const auto tc = std::chrono::steady_clock::now();
-                    const bool finished = solver->advance(n, stop);
-                    const double took = seconds_since(tc);
-                    // Every rank sizes its chunks alike (advance() gathers at its end).
-                    const bool quick = comm ? !comm->any(took >= 0.12) : took < 0.12;
-                    const bool slow = comm ? comm->any(took > 0.5) : took > 0.5;
-                    observer.progress(solver->steps_done());
-                    // A distributed run stops inside advance(), on every rank at once.
-                    if (!finished || (!comm && stopped(stop))) {
-                        observer.source_stopped();
-                        if (partial) save_checkpoint();
-                        throw Interrupted{};
-                    }
-                    if (every > 0 && solver->steps_done() % every == 0 &&
-                        solver->steps_done() < total)
-                        save_checkpoint();
-                    if (observer.want_slice()) {
-                        fill_slice(*solver, p.air.grid, plane_axis, plane_index, live);
-                        observer.slice(live);
-                    }
-                    // Grow or shrink by halves: a per-call cost in advance() must not keep the
-                    // chunks small.
-                    if (n == chunk && quick) chunk *= 2;
-                    if (slow && chunk > 1) chunk /= 2;
-                }
-            } catch (const SolverError& e) {
-                observer.progress(solver->steps_done());
-                observer.source_stopped();
-                if (root) dir_slot->discard();  // resuming would only meet the same failure
-                throw SolverError("the simulation of source " + src_name + " failed: " + e.what());
-            }
-            const double solve_s = seconds_since(t0);
-            observer.source_end();
-            if (comm && s == 0) distribution = rank_parts(*solver, *comm);
-            if (!root) continue;  // rank 0 holds the gathered signals and writes
+            if (by_sources) distribution["sources"][src_name] = owner;
             std::vector<std::vector<float>> geo;
             if (full) {
                 observer.stage("Tracing rays from " + src_name + " ...");
@@ -376,7 +490,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             const IrDelivery delivery(dt, ex.delay(), fs_out, duration, scene.air,
                                       scene.simulation.speed_of_sound);
             for (size_t r = 0; r < p.air.receivers.size(); ++r) {
-                const auto& sig = solver->receivers()[r];
+                const auto& sig = solved.receivers[r];
                 std::vector<float> ir = delivery.deliver(std::span<const double>(sig));
                 if (full) ir = full->join(ir, geo[r]);
                 const fs::path f =
@@ -392,7 +506,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 // The solver recorded the grid points, then their neighbours (listener_cells):
                 // the gradient at a point is the one-cell difference of its neighbours.
                 const ListenerCells lc = p.listener_cells();
-                const auto& recorded = solver->grid_signals();
+                const auto& recorded = solved.grid;
                 if (recorded.size() != lc.cells.size())
                     throw std::logic_error(
                         "the solver recorded " + std::to_string(recorded.size()) +
@@ -488,16 +602,16 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 grid.close();
             }
             write_s += seconds_since(t0);
-            runs.push_back({src_name, solve_s, setup_s, solver->steps_done(), solver->name(),
-                            solver->memory_bytes()});
+            runs.push_back({src_name, solved.solve_s, solved.setup_s, solved.steps,
+                            solved.solver_name, solved.memory});
             if (partial) {
                 state["sources_done"].push_back(src_name);
                 state["runs"].push_back({{"name", src_name},
-                                         {"solve_s", solve_s},
-                                         {"setup_s", setup_s},
-                                         {"steps", solver->steps_done()},
-                                         {"solver", solver->name()},
-                                         {"memory_bytes", solver->memory_bytes()}});
+                                         {"solve_s", solved.solve_s},
+                                         {"setup_s", solved.setup_s},
+                                         {"steps", solved.steps},
+                                         {"solver", solved.solver_name},
+                                         {"memory_bytes", solved.memory}});
                 state["current"] = nullptr;
                 state["solver"] = solver_json;
                 state["excitation"] = excitation_json;

@@ -104,7 +104,9 @@ class ArdCpu final : public Solver {
         F::free(modes_[1]);
     }
 
-    std::string name() const override { return std::string("ard-cpu-") + F::tag; }
+    std::string name() const override {
+        return std::string("ard-cpu-") + (sizeof(Real) == 4 ? "float32" : "float64");
+    }
 
     bool advance(size_t steps, const std::atomic<bool>* stop) override {
         bool finished = true;

@@ -96,8 +96,8 @@ std::vector<std::vector<int32_t>> swap_requests(const std::vector<std::vector<in
         const auto uq = static_cast<size_t>(q);
         wanted[uq].resize(static_cast<size_t>(recv_count[uq]));
         if (!need[uq].empty())
-            sends.push_back({q, const_cast<int32_t*>(need[uq].data()),
-                             need[uq].size() * sizeof(int32_t)});
+            sends.push_back(
+                {q, const_cast<int32_t*>(need[uq].data()), need[uq].size() * sizeof(int32_t)});
         if (!wanted[uq].empty())
             recvs.push_back({q, wanted[uq].data(), wanted[uq].size() * sizeof(int32_t)});
     }
@@ -383,9 +383,9 @@ LocalLayout localize(const Layout& G, std::span<const int> owner, Communicator& 
             v.reserve(global.size());
             for (int32_t c : global) {
                 if (cell_owner(c) != me)
-                    throw std::logic_error("localize: rank " + std::to_string(q) +
-                                           " asked rank " + std::to_string(me) + " for cell " +
-                                           std::to_string(c) + " it does not own");
+                    throw std::logic_error("localize: rank " + std::to_string(q) + " asked rank " +
+                                           std::to_string(me) + " for cell " + std::to_string(c) +
+                                           " it does not own");
                 v.push_back(map(c));
             }
             return v;

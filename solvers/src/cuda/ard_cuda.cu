@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <istream>
 #include <memory>
@@ -83,20 +82,6 @@ size_t state_bytes(const Layout& L, size_t coefs, size_t samples) {
            sizeof(walls::BranchCoefficients<Real>) * L.wall_branches.size();
 }
 
-// A distributed run: this process's GPU, its rank among the ranks of its node (from the launcher's
-// environment; the world rank where none says) modulo the GPUs it sees.
-void select_device(const Communicator& comm) {
-    int local = comm.rank();
-    for (const char* v : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
-        if (const char* e = std::getenv(v); e && *e) {
-            local = std::atoi(e);
-            break;
-        }
-    int count = 0;
-    ARDENT_CUDA_CHECK(cudaGetDeviceCount(&count));
-    ARDENT_CUDA_CHECK(cudaSetDevice(local % std::max(count, 1)));
-}
-
 // One of a rank's two halo exchanges (ard_distribute.h's HaloPlan) through host memory: the
 // cells peers read are gathered on the GPU, copied to pinned host buffers and sent over the
 // Communicator; what arrives is copied up and scattered into this rank's copies. Every peer's
@@ -125,8 +110,10 @@ struct HostStagedHalo {
         receive_cells.upload(in, bytes);
         send_values.allocate(out.size(), bytes);
         receive_values.allocate(in.size(), bytes);
-        ARDENT_CUDA_CHECK(cudaMallocHost(&host_send, std::max<size_t>(out.size(), 1) * sizeof(Real)));
-        ARDENT_CUDA_CHECK(cudaMallocHost(&host_receive, std::max<size_t>(in.size(), 1) * sizeof(Real)));
+        ARDENT_CUDA_CHECK(
+            cudaMallocHost(&host_send, std::max<size_t>(out.size(), 1) * sizeof(Real)));
+        ARDENT_CUDA_CHECK(
+            cudaMallocHost(&host_receive, std::max<size_t>(in.size(), 1) * sizeof(Real)));
         size_t o = 0;
         for (auto [peer, n] : out_ranges) {
             if (n > 0) sends.push_back({peer, host_send + o, n * sizeof(Real)});
@@ -148,8 +135,8 @@ struct HostStagedHalo {
         const long long n_out = static_cast<long long>(send_cells.size());
         const long long n_in = static_cast<long long>(receive_cells.size());
         if (n_out > 0) {
-            gather_values<<<blocks_for(n_out, 256), 256, 0, stream>>>(send_cells.get(), n_out,
-                                                                     data, send_values.get());
+            gather_values<<<blocks_for(n_out, 256), 256, 0, stream>>>(send_cells.get(), n_out, data,
+                                                                      send_values.get());
             ARDENT_CUDA_CHECK(cudaMemcpyAsync(host_send, send_values.get(),
                                               static_cast<size_t>(n_out) * sizeof(Real),
                                               cudaMemcpyDeviceToHost, stream));
@@ -160,8 +147,8 @@ struct HostStagedHalo {
             ARDENT_CUDA_CHECK(cudaMemcpyAsync(receive_values.get(), host_receive,
                                               static_cast<size_t>(n_in) * sizeof(Real),
                                               cudaMemcpyHostToDevice, stream));
-            scatter_values<<<blocks_for(n_in, 256), 256, 0, stream>>>(
-                receive_cells.get(), n_in, receive_values.get(), data);
+            scatter_values<<<blocks_for(n_in, 256), 256, 0, stream>>>(receive_cells.get(), n_in,
+                                                                      receive_values.get(), data);
         }
         ARDENT_CUDA_CHECK(cudaGetLastError());
     }
@@ -196,7 +183,6 @@ class ArdCuda final : public Solver, public Profiled {
           inject_(o.inject_source),
           comm_(o.comm && o.comm->size() > 1 ? o.comm : nullptr) {
         const Layout& L = layout_;
-        if (comm_) select_device(*comm_);
         if (L.pml_depth > kMaxPmlDepth)
             throw ResourceError("CUDA backend: PML depth " + std::to_string(L.pml_depth) +
                                 " exceeds its limit of " + std::to_string(kMaxPmlDepth));
@@ -966,6 +952,7 @@ std::unique_ptr<Solver> make_cuda_solver(const Preprocessed& p, const SolverOpti
     std::string why;
     if (!cuda_available(&why))
         throw ResourceError("simulation.device \"cuda\": " + why + "; use --device cpu or auto");
+    cuda::use_device(options.gpu);
     if (options.precision == Precision::Float64)
         return std::make_unique<cuda::ArdCuda<double>>(p, options);
     return std::make_unique<cuda::ArdCuda<float>>(p, options);

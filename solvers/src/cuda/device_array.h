@@ -74,6 +74,15 @@ inline int ring_slots(size_t nsamp, size_t real_size) {
 }
 
 // Throws a ResourceError naming `solver` when `need` bytes do not fit in the free GPU memory.
+// The GPU this process uses: `gpu` modulo the devices present (a rank's index on its node in a
+// distributed run); -1 keeps CUDA's current device.
+inline void use_device(int gpu) {
+    if (gpu < 0) return;
+    int count = 0;
+    ARDENT_CUDA_CHECK(cudaGetDeviceCount(&count));
+    ARDENT_CUDA_CHECK(cudaSetDevice(gpu % std::max(count, 1)));
+}
+
 inline void check_device_memory(const Preprocessed& p, size_t need, const char* solver) {
     size_t free = 0, total = 0;
     ARDENT_CUDA_CHECK(cudaMemGetInfo(&free, &total));

@@ -471,6 +471,7 @@ std::unique_ptr<Solver> make_cuda_solver(const Preprocessed& p, const SolverOpti
     std::string why;
     if (!ard::cuda_available(&why))
         throw ResourceError("simulation.device \"cuda\": " + why + "; use --device cpu or auto");
+    ard::cuda::use_device(options.gpu);
     // The host tables first: the GPU memory they imply is checked before any allocation.
     FdtdLayout L =
         build_fdtd_layout(p, options.source, options.listener_grid, options.inject_source);

@@ -62,10 +62,10 @@ struct NcclApi {
             return f != nullptr;
         };
         const bool ok = sym(a.get_unique_id, "ncclGetUniqueId") &&
-                        sym(a.init_rank, "ncclCommInitRank") &&
-                        sym(a.destroy, "ncclCommDestroy") && sym(a.group_start, "ncclGroupStart") &&
-                        sym(a.group_end, "ncclGroupEnd") && sym(a.recv, "ncclRecv") &&
-                        sym(a.error_string, "ncclGetErrorString") && sym(a.send, "ncclSend");
+                        sym(a.init_rank, "ncclCommInitRank") && sym(a.destroy, "ncclCommDestroy") &&
+                        sym(a.group_start, "ncclGroupStart") && sym(a.group_end, "ncclGroupEnd") &&
+                        sym(a.recv, "ncclRecv") && sym(a.error_string, "ncclGetErrorString") &&
+                        sym(a.send, "ncclSend");
         if (!ok) return {NcclApi{}, "libnccl.so.2 lacks ncclSend/ncclRecv"};
         return {a, ""};
     }
@@ -120,7 +120,7 @@ class NcclHalo {
         const long long n_in = static_cast<long long>(receive_cells_.size());
         if (n_out > 0)
             gather_values<<<blocks_for(n_out, 256), 256, 0, stream>>>(send_cells_.get(), n_out,
-                                                                     data, send_values_.get());
+                                                                      data, send_values_.get());
         const NcclApi& api = nccl.api();
         const ncclDataType_t type = sizeof(Real) == 4 ? ncclFloat32 : ncclFloat64;
         api.check(api.group_start(), "group");
@@ -136,8 +136,8 @@ class NcclHalo {
         }
         api.check(api.group_end(), "group");
         if (n_in > 0)
-            scatter_values<<<blocks_for(n_in, 256), 256, 0, stream>>>(
-                receive_cells_.get(), n_in, receive_values_.get(), data);
+            scatter_values<<<blocks_for(n_in, 256), 256, 0, stream>>>(receive_cells_.get(), n_in,
+                                                                      receive_values_.get(), data);
         ARDENT_CUDA_CHECK(cudaGetLastError());
     }
 

@@ -17,6 +17,10 @@ bool mpi_built();
 // process was not started by one. Needs no MPI call.
 int launched_ranks();
 
+// This process's index among the ranks on its node (the launcher's OMPI_COMM_WORLD_LOCAL_RANK,
+// MPI_LOCALRANKID or SLURM_LOCALID), for choosing its GPU; 0 when none is set.
+int local_rank();
+
 // MPI_COMM_WORLD, initialising MPI on the first call (finalised when the last handle goes).
 std::unique_ptr<Communicator> mpi_world();
 

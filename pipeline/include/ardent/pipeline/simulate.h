@@ -19,6 +19,8 @@
 
 namespace ardent::pipeline {
 
+enum class Distribution { Partitions, Sources };
+
 struct SimulateSettings {
     std::filesystem::path output;  // results directory (required)
     bool force = false;            // replace an existing results directory once the new one is done
@@ -30,6 +32,10 @@ struct SimulateSettings {
     // settings; each steps its part of the room (ard_distribute.h) and rank 0 alone writes the
     // results directory and reports to its observer. Null or one rank: a single process.
     Communicator* comm = nullptr;
+    // How a distributed run shares the work: each rank a part of the room (ARD; exchanges every
+    // step), or each rank whole sources (any solver; no exchange, for many-source bakes).
+    Distribution distribution = Distribution::Partitions;
+    int gpu = -1;  // this process's CUDA device (SolverOptions::gpu)
 };
 
 // One plane of the pressure field (time level n) through a grid index. The plane's two in-plane

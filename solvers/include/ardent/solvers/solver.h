@@ -36,6 +36,7 @@ struct SolverOptions {
     // options and steps its part of the room; the recorded signals are complete on rank 0 only.
     // Null or one rank: a single-process run. ARD only (make_solver refuses FDTD).
     Communicator* comm = nullptr;
+    int gpu = -1;  // CUDA device index (modulo those present); -1: CUDA's current device
 };
 
 // The run went wrong numerically (NaN, infinity or blow-up); the message names the step.
@@ -56,6 +57,13 @@ class Solver {
     // Runs `steps` time steps. Checks the field every so often and throws SolverError on NaN,
     // infinity or growth beyond any bounded solution. Returns early (false) when `stop` is set.
     virtual bool advance(size_t steps, const std::atomic<bool>* stop = nullptr) = 0;
+
+    // Moves the recorded signals out, for a caller done with the run (the solver keeps none).
+    void take_signals(std::vector<std::vector<double>>& receivers,
+                      std::vector<std::vector<float>>& grid) {
+        receivers = std::move(receivers_);
+        grid = std::move(grid_signals_);
+    }
 
     // Pressure at every receiver (scene order) for every step done so far. In a distributed run
     // rank 0 holds them (gathered at the end of every advance()); other ranks hold none.
