@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -14,8 +15,62 @@ size_t cells_of(const PartitionSlot& s) {
            static_cast<size_t>(s.size[2]);
 }
 
-void bisect(const Layout& L, std::vector<size_t>& parts, size_t begin, size_t end, int first,
-            int ranks, std::vector<int>& owner) {
+// What assign_partitions weighs: each partition's cost in a step, in cell units, and the lines
+// between each pair of partitions (which the halo exchanges must carry when the two are apart).
+struct PartitionGraph {
+    std::vector<double> cost;
+    struct Edge {
+        uint32_t a, b;
+        double lines;
+    };
+    std::vector<Edge> edges;
+};
+
+// Stage times of one step on the Musikverein (docs/benchmarks.md, per-stage table, H100): the
+// interface and C^2 stages (per air line) took 0.573 ms, the PML stage (per PML line) 0.119 ms,
+// the three DCT stages (per cell) 0.621 ms. A partition costs its cells plus its share of the
+// lines (half of each line it is a side of) and its PML lines at those relative rates.
+PartitionGraph partition_graph(const Layout& L) {
+    PartitionGraph g;
+    const size_t P = L.partitions.size();
+    g.cost.resize(P);
+    std::vector<size_t> starts(P);
+    for (size_t s = 0; s < P; ++s) {
+        starts[s] = L.partitions[s].offset;
+        g.cost[s] = static_cast<double>(cells_of(L.partitions[s]));
+    }
+    auto part_of = [&](int32_t c) -> int64_t {
+        if (c < 0 || static_cast<size_t>(c) >= L.air_cells) return -1;
+        return std::upper_bound(starts.begin(), starts.end(), static_cast<size_t>(c)) -
+               starts.begin() - 1;
+    };
+    const double cells = static_cast<double>(std::max<size_t>(L.air_cells, 1));
+    const double per_line =
+        0.573 / 0.621 * cells / static_cast<double>(std::max<size_t>(L.air_lines, 1));
+    const double per_pml =
+        0.119 / 0.621 * cells / static_cast<double>(std::max<size_t>(L.pml.size(), 1));
+    std::map<std::pair<uint32_t, uint32_t>, double> between;
+    for (size_t l = 0; l < L.air_lines; ++l) {
+        const int64_t a = part_of(L.lines[l].right[0]), b = part_of(L.lines[l].left[0]);
+        for (int64_t x : {a, b})
+            if (x >= 0) g.cost[static_cast<size_t>(x)] += per_line / 2;
+        if (a >= 0 && b >= 0 && a != b)
+            between[{static_cast<uint32_t>(std::min(a, b)),
+                     static_cast<uint32_t>(std::max(a, b))}] += 1;
+    }
+    for (const PmlLine& pl : L.pml)
+        for (int32_t c : pl.air)
+            if (const int64_t a = part_of(c); a >= 0) {
+                g.cost[static_cast<size_t>(a)] += per_pml;
+                break;
+            }
+    for (const auto& [pair, n] : between)
+        g.edges.push_back({pair.first, pair.second, n});
+    return g;
+}
+
+void bisect(const Layout& L, const PartitionGraph& graph, std::vector<size_t>& parts, size_t begin,
+            size_t end, int first, int ranks, std::vector<int>& owner, std::vector<int8_t>& side) {
     if (ranks <= 1 || end - begin <= 1) {
         for (size_t i = begin; i < end; ++i)
             owner[parts[i]] = first;
@@ -36,41 +91,54 @@ void bisect(const Layout& L, std::vector<size_t>& parts, size_t begin, size_t en
     };
     double total = 0;
     for (size_t i = begin; i < end; ++i)
-        total += static_cast<double>(cells_of(L.partitions[parts[i]]));
+        total += graph.cost[parts[i]];
     const int left_ranks = ranks / 2;
     const double target = total * left_ranks / ranks;
-    // Per axis, the partitions in order of their centres and the cut closest to the target;
-    // the axis whose cut misses it least wins, the longest extent among near ties (a shorter
-    // cut surface).
+    // Per axis, the partitions in order of their centres and the cut closest to the target cost,
+    // then the lines that cut would separate. Partitions do not end at a plane: one that
+    // straddles it goes whole to one side, and the cut follows its faces, so the axis with the
+    // smallest cross-section may not separate the fewest lines. Among cuts within 2 % of the
+    // target the one separating the fewest lines wins; else the best balanced.
     int axis = 0;
     size_t cut = begin;
-    double best = 0;
-    int extent = -1;
+    double best_miss = 0, best_lines = 0;
+    bool best_ok = false, have = false;
     for (int a = 0; a < 3; ++a) {
         sort_along(a);
-        const int span = centre2(parts[end - 1], a) - centre2(parts[begin], a);
         size_t c = begin;
         double acc = 0;
         while (c < end) {
-            const double w = static_cast<double>(cells_of(L.partitions[parts[c]]));
+            const double w = graph.cost[parts[c]];
             // Stop where adding the next partition would overshoot more than stopping undershoots.
             if (acc + w / 2 > target) break;
             acc += w;
             ++c;
         }
-        if (c == begin) acc += static_cast<double>(cells_of(L.partitions[parts[c++]]));
-        if (c == end) acc -= static_cast<double>(cells_of(L.partitions[parts[--c]]));
+        if (c == begin) acc += graph.cost[parts[c++]];
+        if (c == end) acc -= graph.cost[parts[--c]];
+        for (size_t i = begin; i < end; ++i)
+            side[parts[i]] = i < c ? 1 : 2;
+        double lines = 0;
+        for (const auto& e : graph.edges)
+            if (side[e.a] && side[e.b] && side[e.a] != side[e.b]) lines += e.lines;
         const double miss = std::abs(acc - target) / total;
-        if (extent < 0 || miss < best - 0.01 || (miss <= best + 0.01 && span > extent)) {
+        const bool ok = miss <= 0.02;
+        const bool better = !have || (ok && !best_ok) || (ok && best_ok && lines < best_lines) ||
+                            (!ok && !best_ok && miss < best_miss);
+        if (better) {
             axis = a;
             cut = c;
-            best = miss;
-            extent = span;
+            best_miss = miss;
+            best_lines = lines;
+            best_ok = ok;
+            have = true;
         }
     }
+    for (size_t i = begin; i < end; ++i)
+        side[parts[i]] = 0;
     sort_along(axis);
-    bisect(L, parts, begin, cut, first, left_ranks, owner);
-    bisect(L, parts, cut, end, first + left_ranks, ranks - left_ranks, owner);
+    bisect(L, graph, parts, begin, cut, first, left_ranks, owner, side);
+    bisect(L, graph, parts, cut, end, first + left_ranks, ranks - left_ranks, owner, side);
 }
 
 // Sends each peer the global indices this rank needs from it and returns, per peer, the global
@@ -142,7 +210,10 @@ std::vector<int> assign_partitions(const Layout& global, int ranks) {
     std::vector<int> owner(global.partitions.size(), 0);
     std::vector<size_t> parts(global.partitions.size());
     std::iota(parts.begin(), parts.end(), size_t{0});
-    bisect(global, parts, 0, parts.size(), 0, std::max(ranks, 1), owner);
+    if (ranks <= 1) return owner;
+    const PartitionGraph graph = partition_graph(global);
+    std::vector<int8_t> side(global.partitions.size(), 0);
+    bisect(global, graph, parts, 0, parts.size(), 0, ranks, owner, side);
     return owner;
 }
 

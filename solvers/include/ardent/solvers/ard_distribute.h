@@ -1,11 +1,12 @@
 // An ARD run split over ranks (MPI processes, each with its CPU cores or its GPU): partitions are
-// assigned to ranks by recursive bisection of the room, balanced by cells, and each rank gets a
-// Layout of its own part that the unchanged backends step: its partitions, every interface line,
-// wall face and PML line that writes one of its cells, the ghosts those read, and a halo of the
-// other ranks' cells they read. Lines on a cut between two ranks are evaluated by both, each
-// writing its own side, so every cell's forcing is summed in the same order as in a
+// assigned to ranks by recursive bisection of the room, balanced by the cost of a step, and each
+// rank gets a Layout of its own part that the unchanged backends step: its partitions, every
+// interface line, wall face and PML line that writes one of its cells, the ghosts those read,
+// and a halo of the other ranks' cells they read. Lines on a cut between two ranks are evaluated
+// by both, each writing its own side, so every cell's forcing is summed in the same order as in a
 // single-process run. Two exchanges per step keep the halo current (HaloPlan); nothing else
-// crosses ranks but sums (field energy, stop requests) and the recorded signals, gathered on rank 0.
+// crosses ranks but sums (field energy, stop requests) and the recorded signals, gathered on
+// rank 0.
 #pragma once
 
 #include <cstdint>
@@ -18,10 +19,11 @@
 
 namespace ardent::ard {
 
-// Per partition (Layout::partitions order), the rank that steps it: recursive coordinate
-// bisection of the partitions' centres along the longest extent, each cut at the cell-weighted
-// split of the ranks on either side (so 3 ranks split 1 : 2). Ranks may get nothing when there
-// are fewer partitions than ranks.
+// Per partition (Layout::partitions order), the rank that steps it: recursive bisection of the
+// partitions' centres, each cut balancing the cost of a step (cells, interface and PML lines at
+// their measured relative rates) between the ranks on either side (3 ranks split 1 : 2), along
+// the axis whose cut separates the fewest interface lines. Ranks may get nothing when there are
+// fewer partitions than ranks.
 std::vector<int> assign_partitions(const Layout& global, int ranks);
 
 // The cells one rank sends to and receives from each peer at each exchange, as indices into its
