@@ -140,10 +140,10 @@ int run(const Opts& o, Communicator* comm) {
             ") in " + Progress::duration_text(r.seconds) + "; " + r.band);
         return 0;
     } catch (const SolverError& e) {
-        std::fprintf(stderr, "ardent: %s\n", e.what());
+        if (root) std::fprintf(stderr, "ardent: %s\n", e.what());
         return 1;
     } catch (const pipeline::Cancelled& e) {
-        std::fprintf(stderr, "ardent: %s\n", e.what());
+        if (root) std::fprintf(stderr, "ardent: %s\n", e.what());
         return 128 + (g_signal.load() ? g_signal.load() : SIGINT);
     }
 }

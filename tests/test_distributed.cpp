@@ -2,18 +2,22 @@
 // one process, through the files both write: every bundled scene with 1, 2, 3 and 4 ranks on the
 // CPU backend, the IR WAVs and the listener grid within 1e-6 (float32) and 1e-12 (float64)
 // relative L2, and what each rank did (result.json "distributed"); sources spread over ranks
-// (--distributed=sources) against one process too. Then the refusals: FDTD over partitions, and a
+// (--distributed=sources) against one process too; a checkpointed run stopped and resumed. Then the
+// refusals: FDTD over partitions, and a
 // launch of several processes without --distributed. Skips with the reason in a build without MPI.
 #include <hdf5.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -208,9 +212,9 @@ TEST(Distributed, SourcesOverRanksEqualOneProcess) {
     SKIP_WITHOUT_MPI();
     ScratchDir dir;
     nlohmann::json s = read_json(fs::path(ARDENT_SOURCE_DIR) / "data/scenes/living-room.json");
-    s["geometry"]["mesh"] = (fs::path(ARDENT_SOURCE_DIR) / "data/scenes" /
-                             s["geometry"]["mesh"].get<std::string>())
-                                .string();
+    s["geometry"]["mesh"] =
+        (fs::path(ARDENT_SOURCE_DIR) / "data/scenes" / s["geometry"]["mesh"].get<std::string>())
+            .string();
     s["listener_grid"] = {{"every", 4}};
     s["geometric"] = {{"rays", 2000}};
     const fs::path scene = dir.write("scene.json", s.dump());
@@ -221,7 +225,8 @@ TEST(Distributed, SourcesOverRanksEqualOneProcess) {
     ASSERT_EQ(ref["band"]["mode"], "full");
     for (int ranks : {2, 3}) {
         const std::string out = "s" + std::to_string(ranks);
-        const MpiRun r = simulate(dir.path(), ranks, args + " -o " + out + " --distributed=sources");
+        const MpiRun r =
+            simulate(dir.path(), ranks, args + " -o " + out + " --distributed=sources");
         ASSERT_EQ(r.exit_code, 0) << r.err;
         const double worst = worst_difference(dir / "ref", dir / out, ref["files"]);
         std::printf("living room, 2 sources over %d ranks: worst relative L2 %.3g\n", ranks, worst);
@@ -233,6 +238,67 @@ TEST(Distributed, SourcesOverRanksEqualOneProcess) {
             EXPECT_EQ(result["distributed"]["sources"][src["name"].get<std::string>()],
                       static_cast<int>(k++ % static_cast<size_t>(ranks)));
     }
+}
+
+// Checkpoints per rank: a run over 2 ranks stopped (SIGINT to mpirun, which passes it on) after
+// its first checkpoint resumes with --resume to the one-process run's files; a resume with
+// another rank count is refused.
+TEST(Distributed, CheckpointedRunResumesToTheSameFiles) {
+    SKIP_WITHOUT_MPI();
+    ScratchDir dir;
+    nlohmann::json s = read_json(fs::path(ARDENT_SOURCE_DIR) / "data/scenes/living-room.json");
+    s["simulation"]["band"] = "wave";
+    s["geometry"]["mesh"] =
+        (fs::path(ARDENT_SOURCE_DIR) / "data/scenes" / s["geometry"]["mesh"].get<std::string>())
+            .string();
+    const fs::path scene = dir.write("scene.json", s.dump());
+    const std::string args = "'" + scene.string() + "' --max-frequency 400 --duration 2";
+    ASSERT_EQ(simulate(dir.path(), 0, args + " -o ref").exit_code, 0);
+    // In the background: stopped once the first checkpoint is on disk.
+    std::string cmd =
+        "cd '" + dir.path().string() + "' && XDG_CACHE_HOME='" + (dir / "cache").string() +
+        "' exec '" + kMpiexec + "' -n 2 --oversubscribe -x XDG_CACHE_HOME " +
+        (geteuid() == 0 ? "--allow-run-as-root " : "") + "'" + ARDENT_CLI + "' simulate " + args +
+        " -o out --distributed --threads 1 --quiet --checkpoint-every 200 "
+        "2>'" +
+        (dir / "err").string() + "'";
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    const fs::path state = dir / "out.tmp-partial" / "checkpoint" / "state.json";
+    bool saved = false;
+    for (int i = 0; i < 1200 && !saved; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        if (fs::exists(state)) {
+            try {
+                saved = read_json(state)["current"].is_object();
+            } catch (const nlohmann::json::exception&) {
+            }
+        }
+    }
+    kill(pid, SIGINT);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(saved) << "no checkpoint within a minute";
+    ASSERT_TRUE(fs::is_directory(dir / "out.tmp-partial"));
+    ASSERT_FALSE(fs::exists(dir / "out"));
+    const nlohmann::json current = read_json(state)["current"];
+    std::printf("stopped; checkpoint at step %zu of source %zu\n", current["steps"].get<size_t>(),
+                current["source"].get<size_t>());
+
+    const MpiRun wrong = simulate(dir.path(), 3, args + " -o out --distributed --resume");
+    EXPECT_EQ(wrong.exit_code, 2);
+    EXPECT_NE(wrong.err.find("checkpointed by 2 ranks"), std::string::npos) << wrong.err;
+    const MpiRun r = simulate(dir.path(), 2, args + " -o out --distributed --resume");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "out.tmp-partial"));
+    const double worst =
+        worst_difference(dir / "ref", dir / "out", read_json(dir / "ref" / "result.json")["files"]);
+    std::printf("resumed over 2 ranks: worst relative L2 %.3g\n", worst);
+    EXPECT_LE(worst, 1e-6);
 }
 
 TEST(Distributed, FdtdIsRefusedAndNothingIsWritten) {

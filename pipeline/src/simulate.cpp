@@ -294,10 +294,10 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
     Communicator* const comm = settings.comm && settings.comm->size() > 1 ? settings.comm : nullptr;
     const bool root = !comm || comm->root();  // writes the results and reports progress
     const bool by_sources = comm && settings.distribution == Distribution::Sources;
-    if (comm && partial)
+    if (by_sources && partial)
         throw InputError(
-            "checkpoints (--checkpoint-every, --resume) are not available in a "
-            "distributed run yet");
+            "checkpoints (--checkpoint-every, --resume) are not available when sources are "
+            "spread over ranks (--distributed=sources)");
     const std::string precision_name =
         settings.precision == Precision::Float64 ? "float64" : "float32";
     try {
@@ -326,14 +326,36 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             dir_slot->create(settings.resume);
             if (partial) dir_slot->keep();  // a checkpointed run's directory outlives failures
         }
-        // Rank 0's results directory; other ranks reach no use of it.
-        const fs::path tmp_dir = root ? dir_slot->tmp() : fs::path();
+        // Rank 0's results directory; other ranks use only its checkpoint folder.
+        const fs::path tmp_dir =
+            root ? dir_slot->tmp() : (partial ? OutputDir::partial_path(target) : fs::path());
         const fs::path ckdir = tmp_dir / "checkpoint";
+        const int ranks = comm ? comm->size() : 1;
+        // A source's checkpoint: in a distributed run one file per rank, named with its step,
+        // so that the files of the step state.json names stay until every rank has the next.
+        const auto checkpoint_file = [&](size_t src, size_t steps) {
+            if (!comm) return ckdir / (std::to_string(src) + ".state");
+            return ckdir / (std::to_string(src) + ".rank" + std::to_string(comm->rank()) + "-of-" +
+                            std::to_string(ranks) + ".step" + std::to_string(steps) + ".state");
+        };
+        // This rank's checkpoint files of a source but the one of step `keep` (all: keep = -1).
+        const auto remove_checkpoints = [&](size_t src, size_t keep) {
+            std::error_code ec;
+            const fs::path kept =
+                keep == static_cast<size_t>(-1) ? fs::path() : checkpoint_file(src, keep);
+            const std::string name = checkpoint_file(src, 0).filename().string();
+            const std::string stem = comm ? name.substr(0, name.rfind(".step") + 5) : name;
+            for (const auto& e : fs::directory_iterator(ckdir, ec)) {
+                const std::string n = e.path().filename().string();
+                if (n.rfind(stem, 0) == 0 && e.path() != kept) fs::remove(e.path(), ec);
+            }
+        };
         const fs::path state_file = ckdir / "state.json";
         json state = {{"format", "ardent-checkpoint/1"},
                       {"scene_hash", hash},
                       {"precision", precision_name},
                       {"checkpoint_every", settings.checkpoint_every},
+                      {"ranks", ranks},
                       {"sources_done", json::array()},
                       {"runs", json::array()},
                       {"current", nullptr}};
@@ -344,10 +366,19 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 throw InputError("cannot resume " + tmp_dir.string() +
                                  ": the scene, its mesh or the settings changed since the "
                                  "checkpoint (delete it to start again)");
-        } else if (partial) {
+            const int had = state.value("ranks", 1);
+            if (had != ranks)
+                throw InputError("cannot resume " + tmp_dir.string() + ": it was checkpointed by " +
+                                 std::to_string(had) + (had == 1 ? " process" : " ranks") +
+                                 "; resume it with as many" +
+                                 (had > 1
+                                      ? " (mpirun -n " + std::to_string(had) + " ... --distributed)"
+                                      : std::string(" (without mpirun)")));
+        } else if (partial && root) {
             fs::create_directories(ckdir);
             write_json_file(state_file, state);
         }
+        if (comm && partial) comm->barrier();  // rank 0 made the checkpoint folder
         const size_t every = settings.checkpoint_every > 0
                                  ? settings.checkpoint_every
                                  : state.value("checkpoint_every", size_t{0});
@@ -383,7 +414,6 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             if (!solve_here && !root) continue;
             SolvedSource solved;
             std::unique_ptr<Solver> solver;
-            const fs::path ckfile = ckdir / (std::to_string(s) + ".state");
             std::function<void()> save_checkpoint = [] {};
             if (solve_here) {
                 sopts.source = s;
@@ -391,8 +421,13 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 solver = make_solver(p, sopts);
                 solved.setup_s = seconds_since(t0);
                 if (settings.resume && state["current"].is_object() &&
-                    state["current"].value("source", size_t{0}) == s && fs::exists(ckfile))
-                    load_solver_state(*solver, ckfile);
+                    state["current"].value("source", size_t{0}) == s) {
+                    const fs::path file =
+                        checkpoint_file(s, state["current"].value("steps", size_t{0}));
+                    bool have = fs::exists(file);
+                    if (comm) have = !comm->any(!have);  // every rank resumes, or none
+                    if (have) load_solver_state(*solver, file);
+                }
                 const size_t total =
                     steps_needed(solver->dt(), solver->excitation().delay(), duration);
                 observer.source_begin(src_name, s, n_src, total, solver->steps_done());
@@ -401,10 +436,19 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 const int plane_index = p.air.sources[s].cell[static_cast<size_t>(plane_axis)];
                 // Chunks of about a quarter second keep the bar live; Ctrl-C stops inside a chunk.
                 size_t chunk = 1;
-                save_checkpoint = [&] {
-                    save_solver_state(*solver, ckfile);
-                    state["current"] = {{"source", s}, {"steps", solver->steps_done()}};
-                    write_json_file(state_file, state);
+                // Collective in a distributed run: every rank's file, then state.json names it.
+                save_checkpoint = [&, s] {
+                    const size_t steps = solver->steps_done();
+                    save_solver_state(*solver, checkpoint_file(s, steps));
+                    if (comm) comm->barrier();
+                    if (root) {
+                        state["current"] = {{"source", s}, {"steps", steps}};
+                        write_json_file(state_file, state);
+                    }
+                    if (comm) {
+                        comm->barrier();
+                        remove_checkpoints(s, steps);
+                    }
                 };
                 try {
                     while (solver->steps_done() < total) {
@@ -479,7 +523,9 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 observer.stage("Tracing rays from " + src_name + " ...");
                 auto traced = full->run(s, observer, stop);
                 if (!traced) {
-                    if (partial) save_checkpoint();
+                    // Rank 0 alone traces rays: the other ranks cannot save with it now, and
+                    // a resumed run takes the source up at its last checkpoint.
+                    if (partial && !comm) save_checkpoint();
                     throw Interrupted{};
                 }
                 geo = std::move(*traced);
@@ -616,8 +662,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 state["solver"] = solver_json;
                 state["excitation"] = excitation_json;
                 write_json_file(state_file, state);
-                std::error_code ec;
-                fs::remove(ckfile, ec);
+                remove_checkpoints(s, static_cast<size_t>(-1));
             }
         }
         stop_point(stop);

@@ -218,7 +218,7 @@ class ArdCuda final : public Solver, public Profiled {
         const size_t nsamp = L.receivers.size() + L.grid_cells.size();
         slots_ = ring_slots(nsamp, sizeof(Real));
         const size_t need = state_bytes<Real>(L, coefs, static_cast<size_t>(slots_) * nsamp);
-        check_device_memory(p, need, "ARD");
+        check_device_memory(p, need, "ARD", comm_ ? comm_->size() : 1);
 
         // Host-side tables, then the device state.
         std::vector<Real> a(coefs), b(coefs), phi(coefs);

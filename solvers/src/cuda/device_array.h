@@ -83,10 +83,22 @@ inline void use_device(int gpu) {
     ARDENT_CUDA_CHECK(cudaSetDevice(gpu % std::max(count, 1)));
 }
 
-inline void check_device_memory(const Preprocessed& p, size_t need, const char* solver) {
+// `ranks`: the ranks of a distributed ARD run (0: a solver that cannot be distributed); the
+// message then also says over how many GPUs the run would fit.
+inline void check_device_memory(const Preprocessed& p, size_t need, const char* solver,
+                                int ranks = 0) {
     size_t free = 0, total = 0;
     ARDENT_CUDA_CHECK(cudaMemGetInfo(&free, &total));
     if (static_cast<double>(need) <= 0.95 * static_cast<double>(free)) return;
+    std::string spread;
+    if (ranks > 0) {
+        // A rank's part shrinks about as 1/ranks; its halo adds some (up to 10 % measured).
+        const int fit =
+            std::max(ranks + 1, static_cast<int>(std::ceil(ranks * 1.1 * static_cast<double>(need) /
+                                                           (0.9 * static_cast<double>(free)))));
+        spread = ", or spread it over at least " + std::to_string(fit) + " GPUs (mpirun -n " +
+                 std::to_string(fit) + " ardent simulate ... --distributed)";
+    }
     // The fields grow as f_max^3 (cells): the cube root of the ratio bounds the frequency.
     const double f = p.scene.simulation.max_frequency;
     const double fit = f * std::cbrt(0.9 * static_cast<double>(free) / static_cast<double>(need));
@@ -96,7 +108,7 @@ inline void check_device_memory(const Preprocessed& p, size_t need, const char* 
                         format_bytes(static_cast<double>(need)) + " of GPU memory and " +
                         format_bytes(static_cast<double>(free)) +
                         " is free. Lower the maximum frequency to at most " + buf +
-                        " Hz (--max-frequency), or use --device cpu.");
+                        " Hz (--max-frequency)" + spread + ", or use --device cpu.");
 }
 
 }  // namespace ardent::ard::cuda
