@@ -276,6 +276,107 @@ struct SourceRun {
     size_t solver_memory = 0;
 };
 
+// The listener-grid file of one source (docs/output-format.md) from the signals the solver
+// recorded: each point's IR and its pressure gradient's, delivered at the band's rate.
+void write_grid(const Preprocessed& p, const std::vector<std::vector<float>>& recorded,
+                const IrDelivery& delivery, double dt, const fs::path& file,
+                const std::string& source, const std::string& hash, int threads,
+                const std::atomic<bool>* stop) {
+    const double duration = p.scene.simulation.duration;
+    const int fs_out = p.scene.output_sample_rate;
+    // The solver recorded the grid points, then their neighbours (listener_cells):
+    // the gradient at a point is the one-cell difference of its neighbours.
+    const ListenerCells lc = p.listener_cells();
+    if (recorded.size() != lc.cells.size())
+        throw std::logic_error("the solver recorded " + std::to_string(recorded.size()) +
+                               " listener-grid cells, expected " + std::to_string(lc.cells.size()));
+    const Grid& g = p.air.grid;
+    std::unordered_map<size_t, size_t> row_of;
+    for (size_t r = 0; r < lc.cells.size(); ++r)
+        row_of[g.index(lc.cells[r])] = r;
+    const auto row = [&](Index3 c, int axis, int d) -> std::optional<size_t> {
+        c[static_cast<size_t>(axis)] += d;
+        if (!g.contains(c)) return std::nullopt;
+        const auto it = row_of.find(g.index(c));
+        if (it == row_of.end()) return std::nullopt;
+        return it->second;
+    };
+    std::vector<Vec3> pos(lc.points);
+    std::vector<GradientKinds> kinds(lc.points);
+    // Rows of the -h and +h cells per point and axis (the point itself if missing).
+    std::vector<std::array<std::array<size_t, 2>, 3>> ends(lc.points);
+    for (size_t i = 0; i < lc.points; ++i) {
+        pos[i] = g.centre(lc.cells[i]);
+        for (int a = 0; a < 3; ++a) {
+            const auto minus = row(lc.cells[i], a, -1), plus = row(lc.cells[i], a, 1);
+            const auto ua = static_cast<size_t>(a);
+            ends[i][ua] = {minus.value_or(i), plus.value_or(i)};
+            kinds[i][ua] = static_cast<std::int8_t>((minus ? 1 : 0) + (plus ? 1 : 0));
+        }
+    }
+    // Stored at the band's rate (grid_decimator), not the output rate: a fraction of
+    // the samples, and no per-signal converter.
+    const audio::IrDecimator band = grid_decimator(dt, p.scene.simulation.max_frequency);
+    const auto samples = static_cast<size_t>(std::llround(duration * band.rate_out()));
+    GridFileInfo info;
+    info.source = source;
+    info.sample_rate = band.rate_out();
+    info.output_sample_rate = static_cast<double>(fs_out);
+    info.max_frequency = p.scene.simulation.max_frequency;
+    info.grid_spacing = g.h * p.scene.listener_grid_every;
+    info.gradient_spacing = g.h;
+    info.every = p.scene.listener_grid_every;
+    info.scene_hash = hash;
+    GridWriter grid(file, pos, kinds, samples, info);
+    // Each point's IR and three gradient IRs are filtered, decimated and compressed
+    // independently: a batch of points at a time on every worker thread, written in
+    // order.
+    const size_t workers = threads > 0 ? static_cast<size_t>(threads)
+                                       : std::max<size_t>(1, std::thread::hardware_concurrency());
+    const size_t batch = 16 * workers;
+    std::vector<GridWriter::EncodedPoint> rows(batch);
+    const auto deliver_point = [&](size_t i, GridWriter::EncodedPoint& out) {
+        const std::vector<float> ir = delivery.deliver(std::span<const float>(recorded[i]), band);
+        std::array<std::vector<float>, 3> gradient;
+        std::vector<float> diff;
+        for (size_t a = 0; a < 3; ++a) {
+            const auto& lo = recorded[ends[i][a][0]];
+            const auto& hi = recorded[ends[i][a][1]];
+            // Central: (p(x+h) - p(x-h)) / 2h; one-sided: over h; none: zero.
+            const double span = kinds[i][a] == 2 ? 2 * g.h : g.h;
+            diff.assign(lo.size(), 0.0f);
+            if (kinds[i][a] > 0)
+                for (size_t n = 0; n < diff.size(); ++n)
+                    diff[n] = static_cast<float>(
+                        (static_cast<double>(hi[n]) - static_cast<double>(lo[n])) / span);
+            gradient[a] = delivery.deliver(std::span<const float>(diff), band);
+        }
+        out = grid.encode(ir, {gradient[0], gradient[1], gradient[2]});
+    };
+    for (size_t i0 = 0; i0 < lc.points; i0 += batch) {
+        const size_t n = std::min(batch, lc.points - i0);
+        std::vector<std::exception_ptr> errors(workers);
+        std::vector<std::thread> pool;
+        for (size_t w = 0; w < workers; ++w)
+            pool.emplace_back([&, w] {
+                try {
+                    for (size_t k = w; k < n; k += workers)
+                        deliver_point(i0 + k, rows[k]);
+                } catch (...) {
+                    errors[w] = std::current_exception();
+                }
+            });
+        for (auto& t : pool)
+            t.join();
+        for (auto& e : errors)
+            if (e) std::rethrow_exception(e);
+        for (size_t k = 0; k < n; ++k)
+            grid.write_point(i0 + k, rows[k]);
+        stop_point(stop);
+    }
+    grid.close();
+}
+
 }  // namespace
 
 Cancelled::Cancelled(fs::path kept)
@@ -548,105 +649,10 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                     src_name, p.air.receivers[r].name));
                 stop_point(stop);
             }
-            if (scene.listener_grid_every > 0) {
-                // The solver recorded the grid points, then their neighbours (listener_cells):
-                // the gradient at a point is the one-cell difference of its neighbours.
-                const ListenerCells lc = p.listener_cells();
-                const auto& recorded = solved.grid;
-                if (recorded.size() != lc.cells.size())
-                    throw std::logic_error(
-                        "the solver recorded " + std::to_string(recorded.size()) +
-                        " listener-grid cells, expected " + std::to_string(lc.cells.size()));
-                const Grid& g = p.air.grid;
-                std::unordered_map<size_t, size_t> row_of;
-                for (size_t r = 0; r < lc.cells.size(); ++r)
-                    row_of[g.index(lc.cells[r])] = r;
-                const auto row = [&](Index3 c, int axis, int d) -> std::optional<size_t> {
-                    c[static_cast<size_t>(axis)] += d;
-                    if (!g.contains(c)) return std::nullopt;
-                    const auto it = row_of.find(g.index(c));
-                    if (it == row_of.end()) return std::nullopt;
-                    return it->second;
-                };
-                std::vector<Vec3> pos(lc.points);
-                std::vector<GradientKinds> kinds(lc.points);
-                // Rows of the -h and +h cells per point and axis (the point itself if missing).
-                std::vector<std::array<std::array<size_t, 2>, 3>> ends(lc.points);
-                for (size_t i = 0; i < lc.points; ++i) {
-                    pos[i] = g.centre(lc.cells[i]);
-                    for (int a = 0; a < 3; ++a) {
-                        const auto minus = row(lc.cells[i], a, -1), plus = row(lc.cells[i], a, 1);
-                        const auto ua = static_cast<size_t>(a);
-                        ends[i][ua] = {minus.value_or(i), plus.value_or(i)};
-                        kinds[i][ua] = static_cast<std::int8_t>((minus ? 1 : 0) + (plus ? 1 : 0));
-                    }
-                }
-                // Stored at the band's rate (grid_decimator), not the output rate: a fraction of
-                // the samples, and no per-signal converter.
-                const audio::IrDecimator band = grid_decimator(dt, scene.simulation.max_frequency);
-                const auto samples = static_cast<size_t>(std::llround(duration * band.rate_out()));
-                GridFileInfo info;
-                info.source = src_name;
-                info.sample_rate = band.rate_out();
-                info.output_sample_rate = static_cast<double>(fs_out);
-                info.max_frequency = scene.simulation.max_frequency;
-                info.grid_spacing = g.h * scene.listener_grid_every;
-                info.gradient_spacing = g.h;
-                info.every = scene.listener_grid_every;
-                info.scene_hash = hash;
-                GridWriter grid(tmp_dir / "grid" / (safe_name(src_name) + ".h5"), pos, kinds,
-                                samples, info);
-                // Each point's IR and three gradient IRs are filtered, decimated and compressed
-                // independently: a batch of points at a time on every worker thread, written in
-                // order.
-                const size_t workers =
-                    settings.threads > 0 ? static_cast<size_t>(settings.threads)
-                                         : std::max<size_t>(1, std::thread::hardware_concurrency());
-                const size_t batch = 16 * workers;
-                std::vector<GridWriter::EncodedPoint> rows(batch);
-                const auto deliver_point = [&](size_t i, GridWriter::EncodedPoint& out) {
-                    const std::vector<float> ir =
-                        delivery.deliver(std::span<const float>(recorded[i]), band);
-                    std::array<std::vector<float>, 3> gradient;
-                    std::vector<float> diff;
-                    for (size_t a = 0; a < 3; ++a) {
-                        const auto& lo = recorded[ends[i][a][0]];
-                        const auto& hi = recorded[ends[i][a][1]];
-                        // Central: (p(x+h) - p(x-h)) / 2h; one-sided: over h; none: zero.
-                        const double span = kinds[i][a] == 2 ? 2 * g.h : g.h;
-                        diff.assign(lo.size(), 0.0f);
-                        if (kinds[i][a] > 0)
-                            for (size_t n = 0; n < diff.size(); ++n)
-                                diff[n] = static_cast<float>(
-                                    (static_cast<double>(hi[n]) - static_cast<double>(lo[n])) /
-                                    span);
-                        gradient[a] = delivery.deliver(std::span<const float>(diff), band);
-                    }
-                    out = grid.encode(ir, {gradient[0], gradient[1], gradient[2]});
-                };
-                for (size_t i0 = 0; i0 < lc.points; i0 += batch) {
-                    const size_t n = std::min(batch, lc.points - i0);
-                    std::vector<std::exception_ptr> errors(workers);
-                    std::vector<std::thread> pool;
-                    for (size_t w = 0; w < workers; ++w)
-                        pool.emplace_back([&, w] {
-                            try {
-                                for (size_t k = w; k < n; k += workers)
-                                    deliver_point(i0 + k, rows[k]);
-                            } catch (...) {
-                                errors[w] = std::current_exception();
-                            }
-                        });
-                    for (auto& t : pool)
-                        t.join();
-                    for (auto& e : errors)
-                        if (e) std::rethrow_exception(e);
-                    for (size_t k = 0; k < n; ++k)
-                        grid.write_point(i0 + k, rows[k]);
-                    stop_point(stop);
-                }
-                grid.close();
-            }
+            if (scene.listener_grid_every > 0)
+                write_grid(p, solved.grid, delivery, dt,
+                           tmp_dir / "grid" / (safe_name(src_name) + ".h5"), src_name, hash,
+                           settings.threads, stop);
             write_s += seconds_since(t0);
             runs.push_back({src_name, solved.solve_s, solved.setup_s, solved.steps,
                             solved.solver_name, solved.memory});
