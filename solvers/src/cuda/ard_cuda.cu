@@ -724,9 +724,9 @@ class ArdCuda final : public Solver, public Profiled {
     }
 
     // One time step, in ard_cpu.cpp's order. `timer` marks the stage boundaries (profiling only).
-    // A distributed run queues it in two halves (`half` 1, 2) with the exchange of the forcing
-    // on halo cells between them; 0 queues all of it.
-    // With NCCL a distributed step is one graph again, the exchanges queued in it.
+    // `half` 0 queues all of it: with NCCL, a distributed run's two halo exchanges queued in it
+    // too (one graph a step). Without NCCL a distributed run queues it in two halves (1, 2) and
+    // exchanges the forcing on halo cells through the host between them.
     void enqueue_step(int cur, StageTimer* timer, int half = 0) const {
         if (half != 2) enqueue_forcing(timer);
         if (half == 0 && nccl_) nccl_force_.enqueue(*nccl_, force_.get(), stream_);
