@@ -159,8 +159,8 @@ struct Layout {
     std::vector<int32_t> wall_cells;
     std::vector<double> wall_weights;
     size_t wall_states = 0;
-    int32_t source = -1;               // -1: not in this rank's part
-    std::vector<int32_t> receivers;    // -1: not in this rank's part (recorded as zero)
+    int32_t source = -1;             // -1: not in this rank's part
+    std::vector<int32_t> receivers;  // -1: not in this rank's part (recorded as zero)
     // Preprocessed::listener_cells(): the grid points, then their one-cell neighbours (for the
     // gradient); backends sample whatever this list holds.
     std::vector<int32_t> grid_cells;  // -1: not in this rank's part
