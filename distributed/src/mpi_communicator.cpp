@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -122,18 +121,6 @@ class MpiCommunicator final : public Communicator {
 
 bool mpi_built() {
     return true;
-}
-
-int local_rank() {
-    for (const char* v : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
-        if (const char* s = std::getenv(v); s && *s) return std::atoi(s);
-    return 0;
-}
-
-int launched_ranks() {
-    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_NTASKS"})
-        if (const char* s = std::getenv(v); s && std::atoi(s) > 0) return std::atoi(s);
-    return 1;
 }
 
 std::unique_ptr<Communicator> mpi_world() {
