@@ -74,6 +74,15 @@ nlohmann::json read_json(const fs::path& p) {
     return nlohmann::json::parse(in);
 }
 
+// A bundled scene as JSON, its mesh path made absolute so that a copy runs from anywhere.
+nlohmann::json bundled_scene(const std::string& name) {
+    const fs::path dir = fs::path(ARDENT_SOURCE_DIR) / "data" / "scenes";
+    nlohmann::json s = read_json(dir / (name + ".json"));
+    if (s["geometry"].contains("mesh"))
+        s["geometry"]["mesh"] = (dir / s["geometry"]["mesh"].get<std::string>()).string();
+    return s;
+}
+
 std::vector<double> grid_irs(const fs::path& file) {
     std::vector<double> out;
     const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -128,15 +137,9 @@ TEST_P(DistributedScene, EqualsOneProcessWithOneToFourRanks) {
     SKIP_WITHOUT_MPI();
     const Case c = GetParam();
     ScratchDir dir;
-    const std::string scene =
-        (fs::path(ARDENT_SOURCE_DIR) / "data" / "scenes" / (std::string(c.scene) + ".json"))
-            .string();
     // The scene's own band setting is overridden through a copy: only the wave band here.
-    nlohmann::json s = read_json(scene);
+    nlohmann::json s = bundled_scene(c.scene);
     s["simulation"]["band"] = "wave";
-    if (s["geometry"].contains("mesh"))
-        s["geometry"]["mesh"] =
-            (fs::path(scene).parent_path() / s["geometry"]["mesh"].get<std::string>()).string();
     const fs::path wave_scene = dir.write("scene.json", s.dump());
     const std::string args = "'" + wave_scene.string() + "' --max-frequency " +
                              std::to_string(c.max_frequency) + " --duration 0.05";
@@ -189,11 +192,8 @@ INSTANTIATE_TEST_SUITE_P(Bundled, DistributedScene,
 TEST(Distributed, Float64AgreesToRoundOff) {
     SKIP_WITHOUT_MPI();
     ScratchDir dir;
-    nlohmann::json s = read_json(fs::path(ARDENT_SOURCE_DIR) / "data/scenes/living-room.json");
+    nlohmann::json s = bundled_scene("living-room");
     s["simulation"]["band"] = "wave";
-    s["geometry"]["mesh"] =
-        (fs::path(ARDENT_SOURCE_DIR) / "data/scenes" / s["geometry"]["mesh"].get<std::string>())
-            .string();
     const fs::path scene = dir.write("scene.json", s.dump());
     const std::string args =
         "'" + scene.string() + "' --max-frequency 400 --duration 0.1 --precision float64";
@@ -211,10 +211,7 @@ TEST(Distributed, Float64AgreesToRoundOff) {
 TEST(Distributed, SourcesOverRanksEqualOneProcess) {
     SKIP_WITHOUT_MPI();
     ScratchDir dir;
-    nlohmann::json s = read_json(fs::path(ARDENT_SOURCE_DIR) / "data/scenes/living-room.json");
-    s["geometry"]["mesh"] =
-        (fs::path(ARDENT_SOURCE_DIR) / "data/scenes" / s["geometry"]["mesh"].get<std::string>())
-            .string();
+    nlohmann::json s = bundled_scene("living-room");
     s["listener_grid"] = {{"every", 4}};
     s["geometric"] = {{"rays", 2000}};
     const fs::path scene = dir.write("scene.json", s.dump());
@@ -246,11 +243,8 @@ TEST(Distributed, SourcesOverRanksEqualOneProcess) {
 TEST(Distributed, CheckpointedRunResumesToTheSameFiles) {
     SKIP_WITHOUT_MPI();
     ScratchDir dir;
-    nlohmann::json s = read_json(fs::path(ARDENT_SOURCE_DIR) / "data/scenes/living-room.json");
+    nlohmann::json s = bundled_scene("living-room");
     s["simulation"]["band"] = "wave";
-    s["geometry"]["mesh"] =
-        (fs::path(ARDENT_SOURCE_DIR) / "data/scenes" / s["geometry"]["mesh"].get<std::string>())
-            .string();
     const fs::path scene = dir.write("scene.json", s.dump());
     const std::string args = "'" + scene.string() + "' --max-frequency 400 --duration 2";
     ASSERT_EQ(simulate(dir.path(), 0, args + " -o ref").exit_code, 0);
