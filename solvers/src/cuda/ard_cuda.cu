@@ -27,6 +27,7 @@
 #include "cuda_check.h"
 #include "dct_kernels.cuh"
 #include "device_array.h"
+#include "device_halo.h"
 #include "nccl_halo.h"
 #include "plane_gather.cuh"
 #include "step_kernels.cuh"
@@ -81,78 +82,6 @@ size_t state_bytes(const Layout& L, size_t coefs, size_t samples) {
            2 * R * L.wall_states + (2 * R + 3 * sizeof(int32_t)) * L.wall_cells.size() +
            sizeof(walls::BranchCoefficients<Real>) * L.wall_branches.size();
 }
-
-// One of a rank's two halo exchanges (ard_distribute.h's HaloPlan) through host memory: the
-// cells peers read are gathered on the GPU, copied to pinned host buffers and sent over the
-// Communicator; what arrives is copied up and scattered into this rank's copies. Every peer's
-// cells are one range of the send and receive lists.
-template <typename Real>
-struct HostStagedHalo {
-    DeviceArray<int32_t> send_cells, receive_cells;
-    DeviceArray<Real> send_values, receive_values;
-    Real* host_send = nullptr;
-    Real* host_receive = nullptr;
-    std::vector<Communicator::Message> sends, receives;
-
-    void build(const std::vector<HaloPlan::Peer>& peers, const std::function<void(int32_t&)>& map,
-               size_t& bytes) {
-        std::vector<int32_t> out, in;
-        std::vector<std::pair<int, size_t>> out_ranges, in_ranges;  // (peer, count)
-        for (const HaloPlan::Peer& p : peers) {
-            out_ranges.emplace_back(p.rank, p.send.size());
-            in_ranges.emplace_back(p.rank, p.receive.size());
-            for (int32_t c : p.send)
-                out.push_back(c), map(out.back());
-            for (int32_t c : p.receive)
-                in.push_back(c), map(in.back());
-        }
-        send_cells.upload(out, bytes);
-        receive_cells.upload(in, bytes);
-        send_values.allocate(out.size(), bytes);
-        receive_values.allocate(in.size(), bytes);
-        ARDENT_CUDA_CHECK(
-            cudaMallocHost(&host_send, std::max<size_t>(out.size(), 1) * sizeof(Real)));
-        ARDENT_CUDA_CHECK(
-            cudaMallocHost(&host_receive, std::max<size_t>(in.size(), 1) * sizeof(Real)));
-        size_t o = 0;
-        for (auto [peer, n] : out_ranges) {
-            if (n > 0) sends.push_back({peer, host_send + o, n * sizeof(Real)});
-            o += n;
-        }
-        o = 0;
-        for (auto [peer, n] : in_ranges) {
-            if (n > 0) receives.push_back({peer, host_receive + o, n * sizeof(Real)});
-            o += n;
-        }
-    }
-    ~HostStagedHalo() {
-        if (host_send) cudaFreeHost(host_send);
-        if (host_receive) cudaFreeHost(host_receive);
-    }
-
-    // Waits for the work queued on `stream`, swaps, and queues the scatter.
-    void exchange(Communicator& comm, Real* data, cudaStream_t stream) {
-        const long long n_out = static_cast<long long>(send_cells.size());
-        const long long n_in = static_cast<long long>(receive_cells.size());
-        if (n_out > 0) {
-            gather_values<<<blocks_for(n_out, 256), 256, 0, stream>>>(send_cells.get(), n_out, data,
-                                                                      send_values.get());
-            ARDENT_CUDA_CHECK(cudaMemcpyAsync(host_send, send_values.get(),
-                                              static_cast<size_t>(n_out) * sizeof(Real),
-                                              cudaMemcpyDeviceToHost, stream));
-        }
-        ARDENT_CUDA_CHECK(cudaStreamSynchronize(stream));
-        comm.exchange(sends, receives);
-        if (n_in > 0) {
-            ARDENT_CUDA_CHECK(cudaMemcpyAsync(receive_values.get(), host_receive,
-                                              static_cast<size_t>(n_in) * sizeof(Real),
-                                              cudaMemcpyHostToDevice, stream));
-            scatter_values<<<blocks_for(n_in, 256), 256, 0, stream>>>(receive_cells.get(), n_in,
-                                                                      receive_values.get(), data);
-        }
-        ARDENT_CUDA_CHECK(cudaGetLastError());
-    }
-};
 
 struct StageTimer {
     std::vector<cudaEvent_t> events;

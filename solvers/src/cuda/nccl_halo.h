@@ -1,8 +1,8 @@
-// A distributed CUDA run's halo exchange from GPU to GPU through NCCL: the cells peers read are
-// gathered on the device, sent and received with ncclSend/ncclRecv in one group on the solver's
+// A distributed CUDA run's halo exchange from GPU to GPU through NCCL: the device halo
+// (device_halo.h) gathered, sent and received with ncclSend/ncclRecv in one group on the solver's
 // stream, and scattered into this rank's copies, all queued (and captured in the step's graph)
 // with no host synchronisation. NCCL is loaded at run time (dlopen of libnccl.so.2), so a build or
-// a machine without it runs the host-staged exchange instead (ard_cuda.cu); the communicator's
+// a machine without it runs the host-staged exchange instead (device_halo.h); the communicator's
 // unique id travels over the ranks' Communicator.
 #pragma once
 
@@ -22,8 +22,7 @@
 #include "ardent/solvers/ard_distribute.h"
 #include "ardent/solvers/communicator.h"
 #include "cuda_check.h"
-#include "device_array.h"
-#include "step_kernels.cuh"
+#include "device_halo.h"
 
 namespace ardent::ard::cuda {
 
@@ -100,55 +99,32 @@ class NcclHalo {
   public:
     void build(const std::vector<HaloPlan::Peer>& peers, const std::function<void(int32_t&)>& map,
                size_t& bytes) {
-        std::vector<int32_t> out, in;
-        for (const HaloPlan::Peer& p : peers) {
-            peers_.push_back({p.rank, out.size(), p.send.size(), in.size(), p.receive.size()});
-            for (int32_t c : p.send)
-                out.push_back(c), map(out.back());
-            for (int32_t c : p.receive)
-                in.push_back(c), map(in.back());
-        }
-        send_cells_.upload(out, bytes);
-        receive_cells_.upload(in, bytes);
-        send_values_.allocate(out.size(), bytes);
-        receive_values_.allocate(in.size(), bytes);
+        halo_.build(peers, map, bytes);
     }
 
     // Queues gather, exchange and scatter on `stream` (capturable into a graph).
     void enqueue(const NcclComm& nccl, Real* data, cudaStream_t stream) const {
-        const long long n_out = static_cast<long long>(send_cells_.size());
-        const long long n_in = static_cast<long long>(receive_cells_.size());
-        if (n_out > 0)
-            gather_values<<<blocks_for(n_out, 256), 256, 0, stream>>>(send_cells_.get(), n_out,
-                                                                      data, send_values_.get());
+        halo_.gather(data, stream);
         const NcclApi& api = nccl.api();
         const ncclDataType_t type = sizeof(Real) == 4 ? ncclFloat32 : ncclFloat64;
         api.check(api.group_start(), "group");
-        for (const Peer& p : peers_) {
-            if (p.send_count > 0)
-                api.check(api.send(send_values_.get() + p.send_first, p.send_count, type, p.rank,
+        for (const auto& r : halo_.ranges()) {
+            if (r.send_count > 0)
+                api.check(api.send(halo_.send_values() + r.send_first, r.send_count, type, r.rank,
                                    nccl.get(), stream),
                           "send");
-            if (p.receive_count > 0)
-                api.check(api.recv(receive_values_.get() + p.receive_first, p.receive_count, type,
-                                   p.rank, nccl.get(), stream),
+            if (r.receive_count > 0)
+                api.check(api.recv(halo_.receive_values() + r.receive_first, r.receive_count, type,
+                                   r.rank, nccl.get(), stream),
                           "receive");
         }
         api.check(api.group_end(), "group");
-        if (n_in > 0)
-            scatter_values<<<blocks_for(n_in, 256), 256, 0, stream>>>(receive_cells_.get(), n_in,
-                                                                      receive_values_.get(), data);
+        halo_.scatter(data, stream);
         ARDENT_CUDA_CHECK(cudaGetLastError());
     }
 
   private:
-    struct Peer {
-        int rank;
-        size_t send_first, send_count, receive_first, receive_count;
-    };
-    std::vector<Peer> peers_;
-    DeviceArray<int32_t> send_cells_, receive_cells_;
-    DeviceArray<Real> send_values_, receive_values_;
+    DeviceHalo<Real> halo_;
 };
 
 }  // namespace ardent::ard::cuda
