@@ -102,6 +102,9 @@ class NcclHalo {
         halo_.build(peers, map, bytes);
     }
 
+    // The cells sent and received.
+    size_t cells() const { return halo_.send_size() + halo_.receive_size(); }
+
     // Queues gather, exchange and scatter on `stream` (capturable into a graph).
     void enqueue(const NcclComm& nccl, Real* data, cudaStream_t stream) const {
         halo_.gather(data, stream);
