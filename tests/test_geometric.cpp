@@ -1,6 +1,6 @@
 // The geometric engine (geometric/): image sources against the exact image-source sum of a rigid
 // shoebox, ray tracing against the diffuse-field decay of a uniformly absorbing room, and the
-// synthesis's energy calibration. Boxes, positions and absorption are drawn from printed seeds.
+// synthesis's energy calibration, and the directions kept for ambisonic rendering. Boxes, positions and absorption are drawn from printed seeds.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "ardent/geometric/directions.h"
 #include "ardent/geometric/geometric.h"
 #include "ardent/geometric/image_sources.h"
 #include "ardent/geometric/ray_tracer.h"
@@ -203,6 +204,130 @@ TEST_P(DiffuseShoebox, DecayAndLevelAreEyrings) {
         t20, eyring, 100 * (t20 / eyring - 1), late, want, 100 * (late / want - 1));
     EXPECT_NEAR(t20 / eyring, 1, 0.05);
     EXPECT_NEAR(late / want, 1, 0.10);
+}
+
+// The AmbiX gains are SN3D real spherical harmonics: over the sphere, channels of order n have a
+// mean square of 1 / (2n + 1) and distinct channels are orthogonal (a quadrature on 40 000 points
+// of a Fibonacci lattice, exact to ~1e-4 for these degrees).
+TEST(Directions, AmbixGainsAreSn3dSphericalHarmonics) {
+    const size_t n = 40000, channels = geo::ambisonic_channels(geo::kMaxAmbisonicOrder);
+    std::vector<double> gram(channels * channels, 0.0);
+    const double golden = std::numbers::pi * (3 - std::sqrt(5.0));
+    for (size_t i = 0; i < n; ++i) {
+        const double z = 1 - (2.0 * static_cast<double>(i) + 1) / static_cast<double>(n);
+        const double r = std::sqrt(1 - z * z), phi = golden * static_cast<double>(i);
+        const Vec3 u{r * std::cos(phi), r * std::sin(phi), z};
+        for (size_t a = 0; a < channels; ++a)
+            for (size_t b = 0; b < channels; ++b)
+                gram[a * channels + b] += geo::ambix_gain(a, u) * geo::ambix_gain(b, u) / n;
+    }
+    for (size_t a = 0; a < channels; ++a) {
+        const auto order = static_cast<int>(std::floor(std::sqrt(static_cast<double>(a))));
+        for (size_t b = 0; b < channels; ++b)
+            EXPECT_NEAR(gram[a * channels + b], a == b ? 1.0 / (2 * order + 1) : 0.0, 2e-4)
+                << "ACN " << a << " x ACN " << b;
+    }
+    // First order is the direction itself: Y, Z, X.
+    const Vec3 u{0.48, -0.6, 0.64};
+    EXPECT_DOUBLE_EQ(geo::ambix_gain(1, u), u.y);
+    EXPECT_DOUBLE_EQ(geo::ambix_gain(2, u), u.z);
+    EXPECT_DOUBLE_EQ(geo::ambix_gain(3, u), u.x);
+}
+
+// The arrival directions cover the sphere evenly: each is its own nearest, and random directions
+// (seed printed) fall into every cell in about equal numbers.
+TEST(Directions, CellsAreNearlyEqualAreas) {
+    for (size_t d = 0; d < geo::kDirections; ++d) {
+        EXPECT_NEAR(ardent::norm(geo::direction(d)), 1.0, 1e-12);
+        EXPECT_EQ(geo::nearest_direction(geo::direction(d)), d);
+    }
+    const unsigned seed = 2026;
+    std::printf("seed %u\n", seed);
+    std::mt19937 rng(seed);
+    std::normal_distribution<double> g;
+    std::vector<size_t> count(geo::kDirections);
+    const size_t n = 320000;
+    for (size_t i = 0; i < n; ++i) {
+        Vec3 v{g(rng), g(rng), g(rng)};
+        v = v * (1 / ardent::norm(v));
+        ++count[geo::nearest_direction(v)];
+    }
+    const double mean = static_cast<double>(n) / geo::kDirections;
+    for (size_t d = 0; d < geo::kDirections; ++d)
+        EXPECT_NEAR(static_cast<double>(count[d]) / mean, 1.0, 0.25) << "direction " << d;
+}
+
+// A specular path alone: every AmbiX channel is the W channel times the path's gain in its
+// direction, and W is synthesize_ir's IR.
+TEST(Directions, SpecularPathIsEncodedInItsDirection) {
+    geo::SpecularPath p;
+    p.length = 3.7;
+    p.factor.fill(0.8);
+    p.direction = Vec3{-0.36, 0.48, 0.8};
+    geo::EnergyHistogram h;
+    h.bins.assign(100, geo::BandValues{});
+    h.direction_bin = 0.01;
+    h.directional.assign(10 * geo::kDirections, geo::BandValues{});
+    geo::SynthesisSettings s;
+    s.samples = 4800;
+    const auto ch = geo::synthesize_ambisonic_ir({p}, h, s, 3);
+    ASSERT_EQ(ch.size(), 16u);
+    const auto mono = geo::synthesize_ir({p}, h, s);
+    double w2 = 0, diff = 0;
+    for (size_t k = 0; k < s.samples; ++k) {
+        w2 += double(ch[0][k]) * double(ch[0][k]);
+        diff += std::pow(double(ch[0][k]) - double(mono[k]), 2);
+    }
+    EXPECT_LT(std::sqrt(diff / w2), 1e-6);
+    for (size_t c = 1; c < ch.size(); ++c) {
+        double dot = 0, err = 0;
+        const double g = geo::ambix_gain(c, p.direction);
+        for (size_t k = 0; k < s.samples; ++k) {
+            dot += double(ch[c][k]) * double(ch[0][k]);
+            err += std::pow(double(ch[c][k]) - g * double(ch[0][k]), 2);
+        }
+        EXPECT_NEAR(dot / w2, g, 1e-5) << "ACN " << c;
+        EXPECT_LT(std::sqrt(err / w2), 1e-5) << "ACN " << c;
+    }
+}
+
+// In a diffuse field the late sound arrives from everywhere alike: SN3D first-order channels
+// each carry a third of W's energy and no net intensity (W and the dipoles uncorrelated); the
+// W channel is the engine's omnidirectional IR.
+TEST_P(DiffuseShoebox, LateFieldArrivesFromEveryDirection) {
+    std::mt19937 rng(GetParam());
+    std::uniform_real_distribution<double> u(0, 1);
+    const Vec3 size{4 + 2 * u(rng), 4 + 2 * u(rng), 4 + 2 * u(rng)};
+    Vec3 source, receiver;
+    for (int a = 0; a < 3; ++a) {
+        source[a] = size[a] * (0.25 + 0.5 * u(rng));
+        receiver[a] = size[a] * (0.25 + 0.5 * u(rng));
+    }
+    std::printf("seed %u: box %.3f x %.3f x %.3f\n", GetParam(), size.x, size.y, size.z);
+    ardent::Scene scene;
+    scene.materials = {material(0.08, 0.8)};
+    scene.simulation.duration = 0.6;
+    scene.geometric.rays = 20000;
+    ardent::TriangleMesh mesh = ardent::make_box_mesh(size);
+    const geo::Engine engine(mesh, std::vector<int>(mesh.groups.size(), 0), scene, 0);
+    const auto r = engine.run(0, source, {receiver}, 16000, 9600, nullptr, nullptr, 1);
+    ASSERT_EQ(r.ambisonics.size(), 1u);
+    const auto& ch = r.ambisonics[0];
+    ASSERT_EQ(ch.size(), 4u);
+    EXPECT_EQ(ch[0], r.irs[0]);
+    // From 100 ms on (past the image sources' orders), band-limited to the synthesis's full band.
+    double e[4] = {0, 0, 0, 0}, cross[4] = {0, 0, 0, 0};
+    for (size_t k = 1600; k < ch[0].size(); ++k)
+        for (size_t c = 0; c < 4; ++c) {
+            e[c] += double(ch[c][k]) * double(ch[c][k]);
+            cross[c] += double(ch[c][k]) * double(ch[0][k]);
+        }
+    for (size_t c = 1; c < 4; ++c) {
+        std::printf("  ACN %zu: energy %.3f of W's, correlation with W %+.3f\n", c, e[c] / e[0],
+                    cross[c] / std::sqrt(e[c] * e[0]));
+        EXPECT_NEAR(e[c] / e[0], 1.0 / 3, 0.06) << "ACN " << c;
+        EXPECT_LT(std::abs(cross[c]) / std::sqrt(e[c] * e[0]), 0.12) << "ACN " << c;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, DiffuseShoebox, testing::Values(11u, 12u, 13u));

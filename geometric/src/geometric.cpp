@@ -37,7 +37,7 @@ Engine::Engine(const TriangleMesh& mesh, const std::vector<int>& group_material,
 
 SourceResult Engine::run(size_t source_index, Vec3 source, const std::vector<Vec3>& receivers,
                          double sample_rate, size_t samples, std::atomic<size_t>* rays_done,
-                         const std::atomic<bool>* stop) const {
+                         const std::atomic<bool>* stop, int ambisonic_order) const {
     SourceResult out;
     if (receivers.empty()) return out;  // nothing to trace for
     const uint64_t seed = 0x61726465ull + 7919 * source_index;
@@ -60,6 +60,7 @@ SourceResult Engine::run(size_t source_index, Vec3 source, const std::vector<Vec
     rt.receiver_radius = plan_.receiver_radius;
     rt.seed = seed;
     rt.threads = threads_;
+    rt.directions = ambisonic_order > 0;
     auto histograms = trace_rays(room_, source, receivers, rt, &out.rays, rays_done, stop);
     if (stop && stop->load()) return out;
     for (auto& h : histograms)
@@ -72,7 +73,13 @@ SourceResult Engine::run(size_t source_index, Vec3 source, const std::vector<Vec
         s.samples = samples;
         s.speed_of_sound = speed_of_sound_;
         s.seed = seed + 1000003 * (r + 1);
-        out.irs.push_back(synthesize_ir(paths[r], histograms[r], s));
+        if (ambisonic_order > 0) {
+            out.ambisonics.push_back(
+                synthesize_ambisonic_ir(paths[r], histograms[r], s, ambisonic_order));
+            out.irs.push_back(out.ambisonics.back()[0]);
+        } else {
+            out.irs.push_back(synthesize_ir(paths[r], histograms[r], s));
+        }
     }
     out.synthesis_seconds = seconds_since(t0);
     return out;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "ardent/geometric/directions.h"
 #include "parallel.h"
 #include "random.h"
 
@@ -25,13 +26,21 @@ struct Tracer {
     double max_length;
     double sphere_volume;
 
-    void add(size_t r, double length, const BandValues& e, double weight) {
+    // `from`: the unit vector from the receiver towards where the energy arrives from.
+    void add(size_t r, double length, const BandValues& e, double weight, Vec3 from) {
         const double t = length / s.speed_of_sound;
         const auto k = static_cast<size_t>(t / s.bin);
         auto& bins = out[r].bins;
         if (k >= bins.size()) return;
         for (size_t b = 0; b < kBands; ++b)
             bins[k][b] += e[b] * weight;
+        auto& directional = out[r].directional;
+        if (directional.empty()) return;
+        const size_t at =
+            static_cast<size_t>(t / s.direction_bin) * kDirections + nearest_direction(from);
+        if (at >= directional.size()) return;
+        for (size_t b = 0; b < kBands; ++b)
+            directional[at][b] += e[b] * weight;
     }
 
     // The specular share crossing the detection spheres along a segment of `len` from `pos`.
@@ -45,7 +54,7 @@ struct Tracer {
             const double half = std::sqrt(r2 - d2);
             const double t0 = std::max(0.0, along - half), t1 = std::min(len, along + half);
             if (t1 <= t0) continue;
-            add(r, travelled + 0.5 * (t0 + t1), e, (t1 - t0) / sphere_volume);
+            add(r, travelled + 0.5 * (t0 + t1), e, (t1 - t0) / sphere_volume, dir * -1.0);
         }
     }
 
@@ -58,7 +67,7 @@ struct Tracer {
             if (cos_theta <= 0 || travelled + d > max_length) continue;
             ++stats.rain_queries;
             if (room.occluded(x, receivers[r])) continue;
-            add(r, travelled + d, scattered, cos_theta / (std::numbers::pi * d * d));
+            add(r, travelled + d, scattered, cos_theta / (std::numbers::pi * d * d), to * (-1 / d));
         }
     }
 
@@ -151,6 +160,12 @@ std::vector<EnergyHistogram> trace_rays(const Room& room, Vec3 source,
     EnergyHistogram empty;
     empty.bin = settings.bin;
     empty.bins.assign(n_bins, BandValues{});
+    if (settings.directions) {
+        empty.direction_bin = settings.direction_bin;
+        const auto n_dir =
+            static_cast<size_t>(std::ceil(settings.max_time / settings.direction_bin));
+        empty.directional.assign(n_dir * kDirections, BandValues{});
+    }
     std::vector<std::vector<EnergyHistogram>> per_thread(
         static_cast<size_t>(t_count), std::vector<EnergyHistogram>(receivers.size(), empty));
     std::vector<RayTracingStats> stats(static_cast<size_t>(t_count));
@@ -176,10 +191,15 @@ std::vector<EnergyHistogram> trace_rays(const Room& room, Vec3 source,
 
     std::vector<EnergyHistogram> out = std::move(per_thread[0]);
     for (size_t t = 1; t < per_thread.size(); ++t)
-        for (size_t r = 0; r < out.size(); ++r)
+        for (size_t r = 0; r < out.size(); ++r) {
             for (size_t k = 0; k < n_bins; ++k)
                 for (size_t b = 0; b < kBands; ++b)
                     out[r].bins[k][b] += per_thread[t][r].bins[k][b];
+            auto& dir = out[r].directional;
+            for (size_t k = 0; k < dir.size(); ++k)
+                for (size_t b = 0; b < kBands; ++b)
+                    dir[k][b] += per_thread[t][r].directional[k][b];
+        }
     if (stats_out) {
         *stats_out = {};
         for (const auto& st : stats) {
@@ -193,20 +213,34 @@ std::vector<EnergyHistogram> trace_rays(const Room& room, Vec3 source,
     return out;
 }
 
-void smooth_late_energy(EnergyHistogram& h) {
-    const size_t n = h.bins.size();
-    // Prefix sums per band, so each window's mean costs the same whatever its width.
-    std::vector<BandValues> prefix(n + 1, BandValues{});
+namespace {
+
+// Each bin from time t on (bin k, `width` values of kBands each) becomes the mean over the bins
+// within +-kSmoothingFraction t of it.
+void smooth_bins(std::vector<BandValues>& v, size_t width) {
+    const size_t n = v.size() / width;
+    // Prefix sums, so each window's mean costs the same whatever its width.
+    std::vector<BandValues> prefix((n + 1) * width, BandValues{});
     for (size_t k = 0; k < n; ++k)
-        for (size_t b = 0; b < kBands; ++b)
-            prefix[k + 1][b] = prefix[k][b] + h.bins[k][b];
+        for (size_t w = 0; w < width; ++w)
+            for (size_t b = 0; b < kBands; ++b)
+                prefix[(k + 1) * width + w][b] = prefix[k * width + w][b] + v[k * width + w][b];
     for (size_t k = 0; k < n; ++k) {
         const auto half = static_cast<size_t>(kSmoothingFraction * (static_cast<double>(k) + 0.5));
         if (half == 0) continue;
         const size_t lo = k > half ? k - half : 0, hi = std::min(n, k + half + 1);
-        for (size_t b = 0; b < kBands; ++b)
-            h.bins[k][b] = (prefix[hi][b] - prefix[lo][b]) / static_cast<double>(hi - lo);
+        for (size_t w = 0; w < width; ++w)
+            for (size_t b = 0; b < kBands; ++b)
+                v[k * width + w][b] = (prefix[hi * width + w][b] - prefix[lo * width + w][b]) /
+                                      static_cast<double>(hi - lo);
     }
+}
+
+}  // namespace
+
+void smooth_late_energy(EnergyHistogram& h) {
+    smooth_bins(h.bins, 1);
+    smooth_bins(h.directional, kDirections);
 }
 
 }  // namespace ardent::geometric

@@ -19,8 +19,10 @@ namespace ardent::geometric {
 
 struct SourceResult {
     std::vector<std::vector<float>> irs;  // per receiver, `samples` long
-    std::vector<size_t> specular_paths;   // per receiver, image-source paths found
-    size_t candidates = 0;                // plane sequences tried as image sources
+    // With an ambisonic order > 0: per receiver its AmbiX channels (W, Y, Z, X, ...; W is irs[r]).
+    std::vector<std::vector<std::vector<float>>> ambisonics;
+    std::vector<size_t> specular_paths;  // per receiver, image-source paths found
+    size_t candidates = 0;               // plane sequences tried as image sources
     RayTracingStats rays;
     double image_source_seconds = 0, synthesis_seconds = 0;
 };
@@ -42,9 +44,11 @@ class Engine {
 
     // `rays_done` counts rays as they finish (plan().rays per source); returns early, with
     // incomplete IRs, when `stop` becomes true (the caller checks it).
+    // `ambisonic_order` > 0 (at most 3) also gives each receiver's IR as AmbiX channels, its
+    // diffuse part from arrival directions (then irs[r] is their W channel).
     SourceResult run(size_t source_index, Vec3 source, const std::vector<Vec3>& receivers,
                      double sample_rate, size_t samples, std::atomic<size_t>* rays_done = nullptr,
-                     const std::atomic<bool>* stop = nullptr) const;
+                     const std::atomic<bool>* stop = nullptr, int ambisonic_order = 0) const;
 
   private:
     Room room_;

@@ -29,6 +29,11 @@ struct RayTracingSettings {
     double speed_of_sound = 343.0;
     double bin = 1e-3;             // s: histogram bin
     double receiver_radius = 0.3;  // m: the detection sphere of the specular share
+    // Also bin the energy by where it arrives from (EnergyHistogram::directional), in bins of
+    // direction_bin: the late field's directions change slowly, and a coarse bin keeps the
+    // threads' histograms small (kDirections times the omnidirectional one's size otherwise).
+    bool directions = false;
+    double direction_bin = 0.01;  // s
     uint64_t seed = 1;
     int threads = 0;  // 0: every core
 };
@@ -39,6 +44,11 @@ struct RayTracingSettings {
 struct EnergyHistogram {
     double bin = 1e-3;
     std::vector<BandValues> bins;
+    // With RayTracingSettings::directions: the same fluence split by arrival direction (the
+    // nearest of directions.h's set), directional[k * kDirections + d] for [k, k + 1)
+    // direction_bin; empty otherwise.
+    double direction_bin = 0;
+    std::vector<BandValues> directional;
 };
 
 struct RayTracingStats {

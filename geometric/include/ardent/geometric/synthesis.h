@@ -25,6 +25,17 @@ struct SynthesisSettings {
 std::vector<float> synthesize_ir(const std::vector<SpecularPath>& paths,
                                  const EnergyHistogram& diffuse, const SynthesisSettings& s);
 
+// The same IR as AmbiX channels up to `order` (0-3; ACN order, SN3D, directions.h), in the
+// model's axes: each specular path encoded in its arrival direction, and the diffuse part as
+// kDirections independent noises, each shaped to its direction's share of the envelope (the
+// histogram's directional bins, which order > 0 needs: std::invalid_argument without them) and
+// encoded in that direction. Channel 0 (W) is the omnidirectional IR; with directional bins its
+// noise is the sum of the directions' (the same envelope, another realisation than
+// synthesize_ir's single noise on a histogram without them).
+std::vector<std::vector<float>> synthesize_ambisonic_ir(const std::vector<SpecularPath>& paths,
+                                                        const EnergyHistogram& diffuse,
+                                                        const SynthesisSettings& s, int order);
+
 // The band-split filters' gain for band b at frequency hz (they sum to 1 at every frequency).
 double band_weight(int b, double hz);
 
