@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "ardent/auralize/ambisonics.h"
@@ -95,7 +96,7 @@ Action add_auralize(CLI::App& app) {
         "auralize", "Render a dry recording through an impulse response or a listener grid");
     struct Opts {
         std::string dry, ir, output, hrtf, listener, facing = "1,0,0", up = "0,0,1", normalize;
-        bool ambisonics = false, force = false, no_fft_cache = false;
+        bool ambisonics = false, binaural = false, force = false, no_fft_cache = false;
         int threads = 0;
     };
     auto o = std::make_shared<Opts>();
@@ -110,8 +111,12 @@ Action add_auralize(CLI::App& app) {
     cmd->add_option("--hrtf", o->hrtf,
                     "SOFA HRTF set for binaural output (default for a grid: " +
                         auralize::HrtfSet::default_file().string() + ", MIT KEMAR)");
+    cmd->add_flag("--binaural", o->binaural,
+                  "Render a 4-channel AmbiX IR binaurally through the default HRTF set (a grid is "
+                  "rendered binaurally anyway)");
     cmd->add_flag("--ambisonics", o->ambisonics,
-                  "Write first-order AmbiX (W, Y, Z, X; SN3D) instead of binaural (grid input)");
+                  "Write first-order AmbiX (W, Y, Z, X; SN3D) instead of binaural (a grid or a "
+                  "4-channel AmbiX IR)");
     cmd->add_option("--listener", o->listener,
                     "Listener position x,y,z in metres (model axes); needed for a grid");
     cmd->add_option("--facing", o->facing, "Direction the listener faces, x,y,z (default 1,0,0)");
@@ -142,6 +147,10 @@ Action add_auralize(CLI::App& app) {
         if (o->ambisonics && !o->hrtf.empty())
             throw InputError(
                 "--ambisonics and --hrtf exclude each other: AmbiX output is not "
+                "binaural");
+        if (o->ambisonics && o->binaural)
+            throw InputError(
+                "--ambisonics and --binaural exclude each other: AmbiX output is not "
                 "binaural");
         auralize::Orientation orientation;
         orientation.front = parse_point(o->facing, "--facing");
@@ -239,19 +248,33 @@ Action add_auralize(CLI::App& app) {
             if (ir.sample_rate != dry.sample_rate)
                 std::printf("IR resampled from %d Hz to %.0f Hz (the dry signal's rate)\n",
                             ir.sample_rate, fs);
-            if ((o->ambisonics || !o->hrtf.empty()) && ir.channels != 4)
-                throw InputError(std::string(o->ambisonics ? "--ambisonics" : "--hrtf") +
+            const bool to_binaural = o->binaural || !o->hrtf.empty();
+            if ((o->ambisonics || to_binaural) && ir.channels != 4)
+                throw InputError(std::string(o->ambisonics ? "--ambisonics"
+                                             : o->binaural ? "--binaural"
+                                                           : "--hrtf") +
                                  " needs directions: " + quoted(ir_path) + " has " +
                                  std::to_string(ir.channels) +
                                  " channel(s); give a 4-channel AmbiX IR, or a listener grid "
                                  "(.h5) with --listener");
-            if (ir.channels == 4 && (o->ambisonics || !o->hrtf.empty())) {
-                role = auralize::ChannelRole::AmbiX;
-                if (!o->hrtf.empty()) {
-                    foa.emplace();
-                    foa->sample_rate = fs;
-                    for (size_t c = 0; c < 4; ++c)
-                        foa->channels[c] = irs[c];
+            if (o->ambisonics || to_binaural) {
+                // The file's dipoles lie along the model's axes; the listener hears them in its
+                // own frame, as a grid's are encoded.
+                auralize::FoaIr model_axes;
+                model_axes.sample_rate = fs;
+                for (size_t c = 0; c < 4; ++c)
+                    model_axes.channels[c] = std::move(irs[c]);
+                foa = auralize::rotate_foa(model_axes, orientation);
+                const auralize::ListenerAxes axes = auralize::listener_axes(orientation);
+                std::printf(
+                    "AmbiX IR (W, Y, Z, X along the model's axes) turned to the listener's "
+                    "orientation: facing %s, up %s\n",
+                    fmt_point(axes.front).c_str(), fmt_point(axes.up).c_str());
+                if (o->ambisonics) {
+                    irs.assign(foa->channels.begin(), foa->channels.end());
+                    role = auralize::ChannelRole::AmbiX;
+                    foa.reset();
+                } else {
                     binaural = true;
                 }
             }

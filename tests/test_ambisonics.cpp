@@ -1,7 +1,8 @@
 // First-order AmbiX from a listener grid: a plane wave sampled on a fine synthetic grid must come
 // out with the dipole channels equal to the direction cosines times W (SN3D), in the listener's
 // frame (front, left, up), within the band the grid spacing allows; grid files are checked and a
-// listener off the grid is refused with a message naming the file.
+// listener off the grid is refused with a message naming the file. An AmbiX IR with its dipoles
+// along the model's axes is turned to the listener's frame.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -10,8 +11,11 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <numbers>
+#include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -78,6 +82,109 @@ TEST(Ambisonics, DirectionsAreInTheListenersFrame) {
     EXPECT_NEAR(gain(w, foa.channels[Acn::kX]), 0.0, 0.02);
     EXPECT_NEAR(gain(w, foa.channels[Acn::kY]), -1.0, 0.02);
     EXPECT_NEAR(gain(w, foa.channels[Acn::kZ]), 0.0, 0.02);
+}
+
+// An AmbiX IR file's dipoles lie along the model's axes; rotate_foa turns them to the listener's
+// frame. A plane wave from model direction v (W = s, (X, Y, Z) = v s) must come out as the
+// listener-frame encoding (X, Y, Z) = (front.v, left.v, up.v) s, the axes formed here
+// independently of the library.
+TEST(Ambisonics, RotationGivesTheListenerFrameEncoding) {
+    const unsigned seed = 20240611;
+    std::printf("[ case ] seed %u\n", seed);
+    std::mt19937 rng(seed);
+    std::normal_distribution<double> g;
+    const auto dot = [](const std::array<double, 3>& a, const std::array<double, 3>& b) {
+        return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    };
+    const auto unit = [&](std::array<double, 3> a) {
+        const double n = std::sqrt(dot(a, a));
+        return std::array<double, 3>{a[0] / n, a[1] / n, a[2] / n};
+    };
+    std::vector<float> s(64);
+    for (auto& x : s)
+        x = static_cast<float>(g(rng));
+    for (int c = 0; c < 8; ++c) {
+        const auto v = unit({g(rng), g(rng), g(rng)});
+        // Neither axis of unit length, `up` not perpendicular to `front`.
+        const std::array<double, 3> facing{3 * g(rng), 3 * g(rng), 3 * g(rng)},
+            up_given{g(rng), g(rng), g(rng)};
+        const auto f = unit(facing);
+        const double along = dot(up_given, f);
+        const auto u = unit(
+            {up_given[0] - along * f[0], up_given[1] - along * f[1], up_given[2] - along * f[2]});
+        const std::array<double, 3> l{u[1] * f[2] - u[2] * f[1], u[2] * f[0] - u[0] * f[2],
+                                      u[0] * f[1] - u[1] * f[0]};
+        SCOPED_TRACE(testing::Message() << "seed " << seed << " #" << c << ": v (" << v[0] << ", "
+                                        << v[1] << ", " << v[2] << "), facing (" << facing[0]
+                                        << ", " << facing[1] << ", " << facing[2] << ")");
+        auralize::FoaIr model;
+        model.sample_rate = kFs;
+        model.channels[Acn::kW] = s;
+        const std::pair<Acn, double> dipoles[] = {
+            {Acn::kX, v[0]}, {Acn::kY, v[1]}, {Acn::kZ, v[2]}};
+        for (const auto& [acn, cosine] : dipoles) {
+            auto& ch = model.channels[acn];
+            ch.resize(s.size());
+            for (size_t i = 0; i < s.size(); ++i)
+                ch[i] = static_cast<float>(cosine * static_cast<double>(s[i]));
+        }
+        const auto foa = auralize::rotate_foa(model, {.front = facing, .up = up_given});
+        EXPECT_EQ(foa.channels[Acn::kW], s);
+        EXPECT_EQ(foa.sample_rate, kFs);
+        const std::pair<Acn, double> expected[] = {
+            {Acn::kX, dot(f, v)}, {Acn::kY, dot(l, v)}, {Acn::kZ, dot(u, v)}};
+        for (const auto& [acn, cosine] : expected) {
+            ASSERT_EQ(foa.channels[acn].size(), s.size());
+            for (size_t i = 0; i < s.size(); ++i)
+                ASSERT_NEAR(foa.channels[acn][i], cosine * static_cast<double>(s[i]),
+                            1e-6 * (1 + std::fabs(static_cast<double>(s[i]))))
+                    << "ACN " << acn << ", sample " << i;
+        }
+    }
+    // Facing model +y, z up: a sound from model +x is on the right (Y = -W).
+    auralize::FoaIr from_x;
+    from_x.channels = {s, std::vector<float>(s.size(), 0.0f), std::vector<float>(s.size(), 0.0f),
+                       s};
+    const auto turned = auralize::rotate_foa(from_x, {.front = {0, 1, 0}, .up = {0, 0, 1}});
+    EXPECT_NEAR(gain(s, turned.channels[Acn::kY]), -1.0, 1e-12);
+    EXPECT_NEAR(gain(s, turned.channels[Acn::kX]), 0.0, 1e-12);
+    EXPECT_NEAR(gain(s, turned.channels[Acn::kZ]), 0.0, 1e-12);
+}
+
+// The default orientation (and any that normalises to it) leaves every channel bit for bit,
+// signed zeros included: a 4-channel IR rendered as before the rotation existed.
+TEST(Ambisonics, IdentityRotationIsExact) {
+    std::mt19937 rng(3);
+    std::normal_distribution<double> g;
+    auralize::FoaIr model;
+    model.sample_rate = kFs;
+    model.directional_limit_hz = 1234;
+    for (auto& ch : model.channels) {
+        ch.resize(200);
+        for (auto& x : ch)
+            x = static_cast<float>(g(rng) * 1e-3);
+        ch[7] = -0.0f;
+        ch[8] = 1e-42f;  // subnormal
+    }
+    for (const auralize::Orientation& o :
+         {auralize::Orientation{},
+          auralize::Orientation{.front = {2.5, 0, 0}, .up = {0, 0, 0.1}}}) {
+        const auto foa = auralize::rotate_foa(model, o);
+        EXPECT_EQ(foa.directional_limit_hz, 1234);
+        for (size_t c = 0; c < 4; ++c) {
+            ASSERT_EQ(foa.channels[c].size(), model.channels[c].size());
+            EXPECT_EQ(std::memcmp(foa.channels[c].data(), model.channels[c].data(),
+                                  model.channels[c].size() * sizeof(float)),
+                      0)
+                << "channel " << c;
+        }
+    }
+    // Mismatched channels and a degenerate orientation are refused.
+    auto short_x = model;
+    short_x.channels[Acn::kX].pop_back();
+    EXPECT_THROW(auralize::rotate_foa(short_x, {}), std::invalid_argument);
+    EXPECT_THROW(auralize::rotate_foa(model, {.front = {0, 0, 0}, .up = {0, 0, 1}}),
+                 std::invalid_argument);
 }
 
 // Above the limit kd = 2.4 the dipoles are faded out rather than aliased.

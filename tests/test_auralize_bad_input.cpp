@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ardent/auralize/audio_io.h"
+#include "ardent/auralize/hrtf.h"
 #include "grid_fixture.h"
 #include "test_support.h"
 
@@ -164,6 +165,27 @@ TEST_F(AuralizeBadInput, DirectionsNeeded) {
                     {"--ambisonics", "--hrtf"});
     expect_rejected("dry.wav grid.h5 --listener 1,1,1 --facing 0,0,1 -o out.wav",
                     {"--facing", "--up", "parallel"});
+}
+
+TEST_F(AuralizeBadInput, BinauralOption) {
+    audio::Audio ambix;
+    ambix.channels = 4;
+    ambix.sample_rate = 48000;
+    ambix.samples.assign(4 * 480, 0.0f);
+    ambix.samples[40] = ambix.samples[41] = 0.5f;
+    audio::write_wav_float(dir / "ambix.wav", ambix);
+    expect_rejected("dry.wav ambix.wav --binaural --ambisonics -o out.wav",
+                    {"--ambisonics and --binaural exclude each other"});
+    expect_rejected("dry.wav grid.h5 --listener 1,1,1 --ambisonics --binaural -o out.wav",
+                    {"--ambisonics and --binaural exclude each other"});
+    expect_rejected("dry.wav ir.wav --binaural -o out.wav",
+                    {"--binaural needs directions", "ir.wav", "1 channel", "4-channel AmbiX"});
+    // Accepted: a grid is binaural anyway.
+    if (!fs::exists(auralize::HrtfSet::default_file())) GTEST_SKIP() << "no default SOFA set";
+    const CommandResult r =
+        run_ardent("auralize dry.wav grid.h5 --listener 1,1,1 --binaural -o out.wav", dir.path());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(dir / "out.wav"));
 }
 
 TEST_F(AuralizeBadInput, OutputProblems) {

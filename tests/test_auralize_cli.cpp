@@ -1,8 +1,8 @@
 // `ardent auralize` end to end through the real command: the output is the convolution of the dry
 // signal with the IR (checked against the library's convolution), channels are paired as
 // documented, FLAC and Ogg read, FLAC written, sample rates matched, levels normalised, clipping
-// reported, outputs never replaced without --force, and a listener grid rendered as AmbiX and
-// binaurally.
+// reported, outputs never replaced without --force, a listener grid rendered as AmbiX and
+// binaurally, and a 4-channel AmbiX IR turned to the listener's orientation in both.
 #include <gtest/gtest.h>
 #include <sndfile.h>
 
@@ -281,6 +281,74 @@ TEST_F(AuralizeCli, ListenerGridAsAmbisonicsAndBinaural) {
     // Facing +y (towards the sound), it is in front: no level difference between the ears.
     run("dry.wav S1.h5 --listener 1,1,1 --facing 0,1,0 -o front.wav");
     EXPECT_NEAR(ear_difference_db(audio::read_audio(dir / "front.wav")), 0.0, 0.5);
+}
+
+// A 4-channel AmbiX IR file (dipoles along the model's axes): a single impulse from model +y,
+// W = Y = 1. Facing +x it is on the listener's left; facing +y, in front; facing -x, on the right.
+// The listener's orientation turns it both for --ambisonics and for --binaural.
+TEST_F(AuralizeCli, AmbixIrIsTurnedToTheListener) {
+    audio::Audio ir;
+    ir.channels = 4;
+    ir.sample_rate = 48000;
+    ir.samples.assign(4 * 4800, 0.0f);
+    ir.samples[4 * 100 + 0] = 1.0f;  // W
+    ir.samples[4 * 100 + 1] = 1.0f;  // Y
+    audio::write_wav_float(dir / "ambix.wav", ir);
+    const auto dry = noise(1, 24000, 48000, 19);
+    audio::write_wav_float(dir / "dry.wav", dry);
+    const auto energy = [](const audio::Audio& a, int c) {
+        double e = 0;
+        for (float v : a.channel(c))
+            e += static_cast<double>(v) * static_cast<double>(v);
+        return e;
+    };
+
+    // AmbiX out, default orientation: the channels as before, each the dry signal through the
+    // IR's channel.
+    auto r = run("dry.wav ambix.wav --ambisonics -o amb.wav");
+    EXPECT_NE(r.out.find("turned to the listener's orientation: facing (1.000, 0.000, 0.000), up "
+                         "(0.000, 0.000, 1.000)"),
+              std::string::npos)
+        << r.out;
+    const auto amb = audio::read_audio(dir / "amb.wav");
+    ASSERT_EQ(amb.channels, 4);
+    EXPECT_LE(error_db(amb.channel(0), auralize::convolve(dry.samples, ir.channel(0))), -120.0);
+    EXPECT_LE(error_db(amb.channel(1), auralize::convolve(dry.samples, ir.channel(1))), -120.0);
+    EXPECT_EQ(energy(amb, 2), 0.0);
+    EXPECT_EQ(energy(amb, 3), 0.0);
+    // Facing +y the sound is in front: X (ACN 3) carries it, Y nothing.
+    r = run("dry.wav ambix.wav --ambisonics --facing 0,1,0 -o amb_front.wav");
+    EXPECT_NE(r.out.find("facing (0.000, 1.000, 0.000)"), std::string::npos) << r.out;
+    const auto amb_front = audio::read_audio(dir / "amb_front.wav");
+    ASSERT_EQ(amb_front.channels, 4);
+    EXPECT_LE(error_db(amb_front.channel(3), amb.channel(1)), -120.0);
+    EXPECT_LT(energy(amb_front, 1), 1e-12 * energy(amb_front, 0));
+    EXPECT_LT(energy(amb_front, 2), 1e-12 * energy(amb_front, 0));
+
+    if (!fs::exists(auralize::HrtfSet::default_file())) GTEST_SKIP() << "no default SOFA set";
+    r = run("dry.wav ambix.wav --binaural -o left.wav");
+    EXPECT_NE(r.out.find("MIT"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("turned to the listener's orientation"), std::string::npos) << r.out;
+    const auto left = audio::read_audio(dir / "left.wav");
+    ASSERT_EQ(left.channels, 2);
+    // --binaural is --hrtf with the default set.
+    run("dry.wav ambix.wav --hrtf " + auralize::HrtfSet::default_file().string() + " -o hrtf.wav");
+    EXPECT_EQ(audio::read_audio(dir / "hrtf.wav").samples, left.samples);
+    run("dry.wav ambix.wav --binaural --facing 0,1,0 -o front.wav");
+    run("dry.wav ambix.wav --binaural --facing 0,-1,0 -o back.wav");
+    run("dry.wav ambix.wav --binaural --facing -1,0,0 --up 0,0,2 -o right.wav");
+    const double ild_left = ear_difference_db(left),
+                 ild_front = ear_difference_db(audio::read_audio(dir / "front.wav")),
+                 ild_back = ear_difference_db(audio::read_audio(dir / "back.wav")),
+                 ild_right = ear_difference_db(audio::read_audio(dir / "right.wav"));
+    std::printf(
+        "[ measured ] left minus right ear: facing +x %.2f dB, +y %.2f dB, -y %.2f dB, -x "
+        "%.2f dB\n",
+        ild_left, ild_front, ild_back, ild_right);
+    EXPECT_GT(ild_left, 6.0);
+    EXPECT_LT(std::fabs(ild_front), 3.0);
+    EXPECT_LT(std::fabs(ild_back), 3.0);
+    EXPECT_LT(ild_right, -6.0);
 }
 
 }  // namespace

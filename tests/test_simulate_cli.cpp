@@ -132,8 +132,9 @@ TEST_F(SimulateCli, WritesIrGridAndResult) {
     EXPECT_EQ(r.err, "");  // --quiet
     const fs::path out = dir / "box.ardent";
     EXPECT_EQ(dir.listing(),
-              "box.ardent\nbox.ardent/grid\nbox.ardent/grid/S1.h5\nbox.ardent/ir\n"
-              "box.ardent/ir/S1_R1.wav\nbox.ardent/result.json\nbox.json\n");
+              "box.ardent\nbox.ardent/ambix\nbox.ardent/ambix/S1_R1.wav\nbox.ardent/grid\n"
+              "box.ardent/grid/S1.h5\nbox.ardent/ir\nbox.ardent/ir/S1_R1.wav\n"
+              "box.ardent/result.json\nbox.json\n");
 
     // result.json
     const auto j = read_json(out / "result.json");

@@ -8,6 +8,7 @@
 #include <numbers>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "ardent/preprocess/errors.h"
 #include "fftw_plan.h"
@@ -28,6 +29,22 @@ double dot(const Point& a, const Point& b) {
 
 Point cross(const Point& a, const Point& b) {
     return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+}
+
+// The dipoles in the listener's frame from signals along the model's axes x, y, z (float or
+// double): X = front.v, Y = left.v, Z = up.v, summed in double.
+template <typename Signal>
+void set_dipoles(FoaIr& out, const ListenerAxes& axes, const Signal& x, const Signal& y,
+                 const Signal& z) {
+    const std::pair<Acn, Point> dipoles[] = {{kY, axes.left}, {kZ, axes.up}, {kX, axes.front}};
+    for (const auto& [acn, axis] : dipoles) {
+        auto& ch = out.channels[acn];
+        ch.resize(x.size());
+        for (size_t i = 0; i < ch.size(); ++i)
+            ch[i] = static_cast<float>(axis[0] * static_cast<double>(x[i]) +
+                                       axis[1] * static_cast<double>(y[i]) +
+                                       axis[2] * static_cast<double>(z[i]));
+    }
 }
 
 // Raised-cosine step from 0 at f0 to 1 at f1.
@@ -90,6 +107,32 @@ std::vector<double> integrate(std::span<const double> g, double fs, double limit
 
 }  // namespace
 
+ListenerAxes listener_axes(const Orientation& orientation) {
+    ListenerAxes axes;
+    axes.front = normalised(orientation.front);
+    Point up = orientation.up;
+    const double along = dot(up, axes.front);
+    for (size_t a = 0; a < 3; ++a)
+        up[a] -= along * axes.front[a];
+    axes.up = normalised(up);
+    axes.left = cross(axes.up, axes.front);
+    return axes;
+}
+
+FoaIr rotate_foa(const FoaIr& model_axes, const Orientation& orientation) {
+    const ListenerAxes axes = listener_axes(orientation);
+    const auto& ch = model_axes.channels;
+    const size_t n = ch[kW].size();
+    if (ch[kX].size() != n || ch[kY].size() != n || ch[kZ].size() != n)
+        throw std::invalid_argument("rotate_foa: the four channels' lengths differ");
+    FoaIr out = model_axes;
+    // The identity is a copy, not 1 * X + 0 * Y + 0 * Z, which can turn -0 into +0.
+    if (axes.front == Point{1, 0, 0} && axes.left == Point{0, 1, 0} && axes.up == Point{0, 0, 1})
+        return out;
+    set_dipoles(out, axes, ch[kX], ch[kY], ch[kZ]);
+    return out;
+}
+
 double directional_limit_hz(double spacing, double speed_of_sound, double kd_limit) {
     return kd_limit * speed_of_sound / (2 * std::numbers::pi * spacing);
 }
@@ -107,13 +150,7 @@ FoaIr encode_foa(std::span<const float> pressure, const std::array<std::vector<f
             throw std::invalid_argument("encode_foa: gradient and pressure lengths differ");
     if (!(sample_rate > 0) || !(limit_hz > 0))
         throw std::invalid_argument("encode_foa: sample rate and limit must be positive");
-    const Point front = normalised(orientation.front);
-    Point up = orientation.up;
-    const double along = dot(up, front);
-    for (size_t a = 0; a < 3; ++a)
-        up[a] -= along * front[a];
-    up = normalised(up);
-    const Point left = cross(up, front);
+    const ListenerAxes axes = listener_axes(orientation);
 
     // Velocity-like signals c * integral(grad p) along the model axes.
     std::array<std::vector<double>, 3> v;
@@ -126,13 +163,7 @@ FoaIr encode_foa(std::span<const float> pressure, const std::array<std::vector<f
     out.sample_rate = sample_rate;
     out.directional_limit_hz = limit_hz;
     out.channels[kW].assign(pressure.begin(), pressure.end());
-    const std::pair<Acn, Point> axes[] = {{kY, left}, {kZ, up}, {kX, front}};
-    for (const auto& [acn, axis] : axes) {
-        auto& ch = out.channels[acn];
-        ch.resize(pressure.size());
-        for (size_t i = 0; i < ch.size(); ++i)
-            ch[i] = static_cast<float>(axis[0] * v[0][i] + axis[1] * v[1][i] + axis[2] * v[2][i]);
-    }
+    set_dipoles(out, axes, v[0], v[1], v[2]);
     return out;
 }
 

@@ -30,9 +30,9 @@ FullBand::FullBand(const Preprocessed& p, int threads)
       engine_(p.mesh, p.group_material, p.scene, threads),
       crossover_hz_(checked_crossover(p.scene)) {}
 
-std::optional<std::vector<std::vector<float>>> FullBand::run(size_t source,
-                                                             SimulateObserver& observer,
-                                                             const std::atomic<bool>* stop) {
+std::optional<std::vector<FullBand::Ambisonic>> FullBand::run(size_t source,
+                                                              SimulateObserver& observer,
+                                                              const std::atomic<bool>* stop) {
     const auto t0 = std::chrono::steady_clock::now();
     const Scene& scene = p_.scene;
     const auto& src = p_.air.sources[source];
@@ -46,7 +46,8 @@ std::optional<std::vector<std::vector<float>>> FullBand::run(size_t source,
     std::atomic<size_t> done{0};
     observer.geometric_begin(src.name, engine_.plan().rays);
     auto job = std::async(std::launch::async, [&] {
-        return engine_.run(source, src.cell_centre, receivers, fs, samples, &done, stop);
+        return engine_.run(source, src.cell_centre, receivers, fs, samples, &done, stop,
+                           kAmbisonicOrder);
     });
     while (job.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
         observer.geometric_progress(done.load());
@@ -59,8 +60,9 @@ std::optional<std::vector<std::vector<float>>> FullBand::run(size_t source,
     observer.geometric_end();
     // The air's absorption over the travel time, as the wave solver's IRs get it.
     const auralize::PropagationFilter air(fs, scene.air, scene.simulation.speed_of_sound, 0.0);
-    for (auto& ir : res.irs)
-        ir = air.apply(std::span<const float>(ir));
+    for (auto& channels : res.ambisonics)
+        for (auto& ir : channels)
+            ir = air.apply(std::span<const float>(ir));
     const double took =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     seconds_ += took;
@@ -74,7 +76,7 @@ std::optional<std::vector<std::vector<float>>> FullBand::run(size_t source,
                         {"ray_tracing_s", res.rays.seconds},
                         {"synthesis_s", res.synthesis_seconds},
                         {"total_s", took}});
-    return std::move(res.irs);
+    return std::move(res.ambisonics);
 }
 
 std::vector<float> FullBand::join(const std::vector<float>& wave,

@@ -20,10 +20,15 @@ class FullBand {
     // Throws InputError when the crossover is above what max_frequency allows.
     FullBand(const Preprocessed& p, int threads);
 
+    // A receiver's geometric IR as first-order AmbiX channels (W, Y, Z, X; SN3D; model axes);
+    // W is its omnidirectional IR.
+    using Ambisonic = std::vector<std::vector<float>>;
+    static constexpr int kAmbisonicOrder = 1;
+
     // The source's geometric IRs, one per receiver (output.sample_rate, duration long); nullopt
     // when `stop` became true.
-    std::optional<std::vector<std::vector<float>>> run(size_t source, SimulateObserver& observer,
-                                                       const std::atomic<bool>* stop);
+    std::optional<std::vector<Ambisonic>> run(size_t source, SimulateObserver& observer,
+                                              const std::atomic<bool>* stop);
     // The wave IR below the crossover, the geometric one above it.
     std::vector<float> join(const std::vector<float>& wave, const std::vector<float>& geo) const;
 

@@ -39,6 +39,7 @@
 #include "ardent/preprocess/preprocess.h"
 #include "ardent/solvers/solver.h"
 #include "full_band.h"
+#include "receiver_ambisonics.h"
 
 namespace ardent::pipeline {
 namespace fs = std::filesystem;
@@ -276,6 +277,20 @@ struct SourceRun {
     size_t solver_memory = 0;
 };
 
+// A receiver's AmbiX IR (W, Y, Z, X), one 4-channel float WAV.
+void write_ambix(const fs::path& file, const std::array<std::vector<float>, 4>& channels,
+                 int rate) {
+    audio::Audio a;
+    a.sample_rate = rate;
+    a.channels = 4;
+    const size_t n = channels[0].size();
+    a.samples.resize(4 * n);
+    for (size_t k = 0; k < n; ++k)
+        for (size_t c = 0; c < 4; ++c)
+            a.samples[4 * k + c] = channels[c][k];
+    audio::write_audio(file, a, audio::WriteMode::Direct);
+}
+
 // The listener-grid file of one source (docs/output-format.md) from the signals the solver
 // recorded: each point's IR and its pressure gradient's, delivered at the band's rate.
 void write_grid(const Preprocessed& p, const std::vector<std::vector<float>>& recorded,
@@ -411,12 +426,14 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
         sopts.precision = settings.precision;
         sopts.threads = settings.threads;
         sopts.listener_grid = scene.listener_grid_every > 0;
+        sopts.receiver_gradients = true;  // every receiver's ambisonic IR
         sopts.comm = by_sources ? nullptr : comm;
         sopts.gpu = settings.gpu;
         // Before anything is written; a run over partitions holds a part on each rank.
         if (!sopts.comm) check_memory(p, sopts);
         std::optional<FullBand> full;  // rank 0 traces the rays
         if (scene.simulation.band == "full" && root) full.emplace(p, settings.threads);
+        const ReceiverAmbisonics receiver_foa(p);
         const std::string hash = scene_hash(scene);
         const int fs_out = scene.output_sample_rate;
         const double duration = scene.simulation.duration;
@@ -619,7 +636,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                                {"flat_to_hz", ex.f_pass_hi},
                                {"delay_s", ex.delay()}};
             if (by_sources) distribution["sources"][src_name] = owner;
-            std::vector<std::vector<float>> geo;
+            std::vector<FullBand::Ambisonic> geo;
             if (full) {
                 observer.stage("Tracing rays from " + src_name + " ...");
                 auto traced = full->run(s, observer, stop);
@@ -639,11 +656,16 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             for (size_t r = 0; r < p.air.receivers.size(); ++r) {
                 const auto& sig = solved.receivers[r];
                 std::vector<float> ir = delivery.deliver(std::span<const double>(sig));
-                if (full) ir = full->join(ir, geo[r]);
-                const fs::path f =
-                    tmp_dir / "ir" /
-                    (safe_name(src_name) + "_" + safe_name(p.air.receivers[r].name) + ".wav");
-                audio::write_wav_float(f, ir, fs_out, audio::WriteMode::Direct);
+                auto foa = receiver_foa.wave(r, solved.receivers, ir, delivery);
+                if (full) {
+                    for (size_t c = 0; c < foa.size(); ++c)
+                        foa[c] = full->join(foa[c], geo[r][c]);
+                    ir = foa[0];  // W: the geometric W is its omnidirectional IR
+                }
+                const std::string pair =
+                    safe_name(src_name) + "_" + safe_name(p.air.receivers[r].name) + ".wav";
+                audio::write_wav_float(tmp_dir / "ir" / pair, ir, fs_out, audio::WriteMode::Direct);
+                write_ambix(tmp_dir / "ambix" / pair, foa, fs_out);
                 acoustics.push_back(room_acoustics(
                     ir, fs_out, full ? 0.45 * fs_out : 0.8 * scene.simulation.max_frequency,
                     src_name, p.air.receivers[r].name));
@@ -702,10 +724,13 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                              {"cell_centre", vec_json(e.cell_centre)}});
             return a;
         };
-        json files = {{"ir", json::array()}, {"grid", json::array()}};
+        json files = {{"ir", json::array()}, {"ambix", json::array()}, {"grid", json::array()}};
         for (const auto& s : p.air.sources) {
-            for (const auto& r : p.air.receivers)
-                files["ir"].push_back("ir/" + safe_name(s.name) + "_" + safe_name(r.name) + ".wav");
+            for (const auto& r : p.air.receivers) {
+                const std::string pair = safe_name(s.name) + "_" + safe_name(r.name) + ".wav";
+                files["ir"].push_back("ir/" + pair);
+                files["ambix"].push_back("ambix/" + pair);
+            }
             if (scene.listener_grid_every > 0)
                 files["grid"].push_back("grid/" + safe_name(s.name) + ".h5");
         }

@@ -73,7 +73,7 @@ void OutputDir::create(bool resume) {
             throw InputError("cannot create " + quoted(tmp_) + ": " + ec.message());
     }
     created_ = true;
-    for (const char* sub : {"ir", "grid"}) {
+    for (const char* sub : {"ir", "ambix", "grid"}) {
         fs::create_directories(tmp_ / sub, ec);
         if (ec) throw InputError("cannot create " + quoted(tmp_ / sub) + ": " + ec.message());
     }

@@ -64,6 +64,26 @@ ListenerCells Preprocessed::listener_cells() const {
     return out;
 }
 
+ListenerCells Preprocessed::receiver_cells() const {
+    ListenerCells out;
+    const Grid& g = air.grid;
+    std::unordered_set<size_t> added;
+    for (const PlacedEmitter& r : air.receivers) {
+        out.cells.push_back(r.cell);
+        added.insert(g.index(r.cell));
+    }
+    out.points = out.cells.size();
+    for (size_t p = 0; p < out.points; ++p)
+        for (int a = 0; a < 3; ++a)
+            for (int d : {-1, 1}) {
+                Index3 c = out.cells[p];
+                c[static_cast<size_t>(a)] += d;
+                if (!g.contains(c) || !air.air[g.index(c)]) continue;
+                if (added.insert(g.index(c)).second) out.cells.push_back(c);
+            }
+    return out;
+}
+
 ResourceEstimate Preprocessed::estimate() const {
     EstimateInputs in;
     in.h = air.grid.h;
@@ -77,7 +97,7 @@ ResourceEstimate Preprocessed::estimate() const {
         in.largest_partition_cells = std::max(in.largest_partition_cells, p.cells());
     }
     in.sources = scene.sources.size();
-    in.receivers = scene.receivers.size();
+    in.receivers = receiver_cells().cells.size();  // with the cells next to them
     // Memory counts every recorded cell: the grid points and their neighbours.
     in.listener_points = listener_cells().cells.size();
     const Box3 b = mesh.bounds();

@@ -470,7 +470,7 @@ LocalLayout localize(const Layout& G, std::span<const int> owner, Communicator& 
 }
 
 Layout build_rank_layout(const Preprocessed& p, const SolverOptions& o, HaloPlan& halo) {
-    Layout global = build_layout(p, o.source, o.listener_grid, o.ard_courant);
+    Layout global = build_layout(p, o.source, o.listener_grid, o.ard_courant, o.receiver_gradients);
     if (!o.comm || o.comm->size() <= 1) return global;
     const std::vector<int> owner = assign_partitions(global, o.comm->size());
     LocalLayout part = localize(global, owner, *o.comm);

@@ -54,7 +54,8 @@ double pml_sigma_max(double alpha, double c, double h, int depth) {
     return -(c / 2) * std::log(r) * (kPmlProfileOrder + 1) / length;
 }
 
-Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, double courant) {
+Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, double courant,
+                    bool receiver_gradients) {
     Layout L;
     const Grid& g = p.air.grid;
     const Decomposition& d = p.decomposition;
@@ -406,8 +407,9 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
             resolve(c);
 
     L.source = L.flat(p.air.sources.at(source).cell);
-    for (const PlacedEmitter& r : p.air.receivers)
-        L.receivers.push_back(L.flat(r.cell));
+    const ListenerCells rc = p.receiver_cells();
+    for (size_t i = 0; i < (receiver_gradients ? rc.cells.size() : rc.points); ++i)
+        L.receivers.push_back(L.flat(rc.cells[i]));
     if (listener_grid)
         for (const Index3& c : p.listener_cells().cells) {
             // Every air cell lies in a partition; the grid file's rows depend on that.

@@ -51,7 +51,8 @@ template <typename Real>
 class FdtdCpu final : public Solver {
   public:
     FdtdCpu(const Preprocessed& p, const SolverOptions& o) : grid_(p.air.grid) {
-        const FdtdLayout L = build_fdtd_layout(p, o.source, o.listener_grid, o.inject_source);
+        const FdtdLayout L =
+            build_fdtd_layout(p, o.source, o.listener_grid, o.inject_source, o.receiver_gradients);
         const Grid& g = grid_;
         threads_ = o.threads > 0 ? o.threads : omp_get_max_threads();
         dt_ = L.dt;

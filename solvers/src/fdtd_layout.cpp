@@ -139,7 +139,7 @@ void append(FdtdLayout& L, const BoundarySlab& s) {
 }  // namespace
 
 FdtdLayout build_fdtd_layout(const Preprocessed& p, size_t source, bool listener_grid,
-                             bool inject_source) {
+                             bool inject_source, bool receiver_gradients) {
     const AirModel& air = p.air;
     FdtdLayout L;
     L.grid = air.grid;
@@ -175,8 +175,9 @@ FdtdLayout build_fdtd_layout(const Preprocessed& p, size_t source, bool listener
         for (double s : L.excitation.samples(L.dt))
             L.forcing.push_back(scale * s);
     }
-    for (const PlacedEmitter& r : air.receivers)
-        L.receivers.push_back(g.index(r.cell));
+    const ListenerCells rc = p.receiver_cells();
+    for (size_t i = 0; i < (receiver_gradients ? rc.cells.size() : rc.points); ++i)
+        L.receivers.push_back(g.index(rc.cells[i]));
     if (listener_grid)
         for (const Index3& c : p.listener_cells().cells) {
             L.grid_cells.push_back(g.index(c));

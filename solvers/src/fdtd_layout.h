@@ -46,7 +46,7 @@ struct FdtdLayout {
 // Throws InputError when an air cell touches the edge of the grid (the update reads all six
 // neighbours of every air cell).
 FdtdLayout build_fdtd_layout(const Preprocessed& p, size_t source, bool listener_grid,
-                             bool inject_source);
+                             bool inject_source, bool receiver_gradients = false);
 
 // Interior air cell: air with six air neighbours (never on the grid's edge).
 inline bool is_interior(const AirModel& air, size_t i) {

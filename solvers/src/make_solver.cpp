@@ -23,9 +23,10 @@ void check_memory(const Preprocessed& p, const SolverOptions& options) {
     const double dt = fdtd ? fdtd_time_step(p.air.grid.h, sim.speed_of_sound) : e.dt_ard;
     const double sources = static_cast<double>(std::max<size_t>(1, p.scene.sources.size()));
     // The estimate counts the recorded signals of every source; one source runs at a time. The
-    // listener grid records its points and their neighbours (listener_cells).
+    // receivers and the listener grid record their cells and the cells next to them.
     const double outputs_all =
-        sources * static_cast<double>(p.scene.receivers.size() + p.listener_cells().cells.size()) *
+        sources *
+        static_cast<double>(p.receiver_cells().cells.size() + p.listener_cells().cells.size()) *
         4.0 * std::ceil(sim.duration / dt);
     // FDTD: two pressure arrays and about a byte of tables per grid cell (as the estimate counts).
     const double total =

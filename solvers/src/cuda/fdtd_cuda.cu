@@ -460,8 +460,8 @@ class FdtdCuda final : public Solver, public Profiled {
 }  // namespace cuda
 
 size_t cuda_memory_bytes(const Preprocessed& p, const SolverOptions& options) {
-    const FdtdLayout L =
-        build_fdtd_layout(p, options.source, options.listener_grid, options.inject_source);
+    const FdtdLayout L = build_fdtd_layout(p, options.source, options.listener_grid,
+                                           options.inject_source, options.receiver_gradients);
     const Sweep s = build_sweep(p.air);
     return options.precision == Precision::Float64 ? cuda::device_bytes<double>(L, s)
                                                    : cuda::device_bytes<float>(L, s);
@@ -473,8 +473,8 @@ std::unique_ptr<Solver> make_cuda_solver(const Preprocessed& p, const SolverOpti
         throw ResourceError("simulation.device \"cuda\": " + why + "; use --device cpu or auto");
     ard::cuda::use_device(options.gpu);
     // The host tables first: the GPU memory they imply is checked before any allocation.
-    FdtdLayout L =
-        build_fdtd_layout(p, options.source, options.listener_grid, options.inject_source);
+    FdtdLayout L = build_fdtd_layout(p, options.source, options.listener_grid,
+                                     options.inject_source, options.receiver_gradients);
     Sweep s = build_sweep(p.air);
     if (options.precision == Precision::Float64)
         return std::make_unique<cuda::FdtdCuda<double>>(p, std::move(L), std::move(s));

@@ -40,6 +40,14 @@ struct Orientation {
     Point up{0, 0, 1};
 };
 
+// The listener's unit front, left and up axes in the model's coordinates: `up` made perpendicular
+// to `front`, left = up x front. Throws std::invalid_argument for a zero or non-finite axis (also
+// `up` parallel to `front`).
+struct ListenerAxes {
+    Point front, left, up;
+};
+ListenerAxes listener_axes(const Orientation& orientation);
+
 // ACN channel indices.
 enum Acn : size_t { kW = 0, kY = 1, kZ = 2, kX = 3 };
 
@@ -76,6 +84,12 @@ double central_difference_gain(double kd);
 FoaIr encode_foa(std::span<const float> pressure, const std::array<std::vector<float>, 3>& gradient,
                  double sample_rate, double limit_hz, const Orientation& orientation,
                  double speed_of_sound = kSpeedOfSound, double difference_spacing = 0);
+
+// A first-order AmbiX IR whose dipoles lie along the model's axes (X along x, Y along y, Z along
+// z: how an AmbiX IR file is read) turned to the listener's frame: X' = front.(X, Y, Z),
+// Y' = left.(X, Y, Z), Z' = up.(X, Y, Z); W and the other fields are kept. The default
+// orientation (front +x, up +z) gives an exact copy. std::invalid_argument as listener_axes().
+FoaIr rotate_foa(const FoaIr& model_axes, const Orientation& orientation);
 
 // At the grid point nearest `listener`: its IR as W, and the gradient: the stored one-cell
 // differences of a format-2 grid, else differences between grid points (central, one-sided where a

@@ -42,6 +42,11 @@ struct Preprocessed {
 
     size_t listener_points() const;  // air cells on the listener grid (every N cells)
     ListenerCells listener_cells() const;
+    // The cells every solver records for the receivers: first each receiver's cell (points =
+    // the receivers, in scene order), then the air cells one cell from a receiver along an axis
+    // that are no receiver's cell, each once (receivers in order; axes x, y, z; -1 before +1):
+    // the pressure gradient at each receiver, for its ambisonic IR (docs/output-format.md).
+    ListenerCells receiver_cells() const;
     ResourceEstimate estimate() const;
 };
 

@@ -197,6 +197,7 @@ inline double pml_face_decay(double sigma_max, int f, int depth, double dt) {
 }
 
 // courant: c*dt/h, 0 for kArdCourant.
-Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, double courant = 0);
+Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, double courant = 0,
+                    bool receiver_gradients = false);
 
 }  // namespace ardent::ard

@@ -26,9 +26,12 @@ enum class Precision { Float32, Float64 };
 
 struct SolverOptions {
     Precision precision = Precision::Float32;
-    int threads = 0;                    // 0: every core
-    size_t source = 0;                  // index into the scene's sources driving this run
-    bool listener_grid = true;          // sample the scene's listener grid
+    int threads = 0;            // 0: every core
+    size_t source = 0;          // index into the scene's sources driving this run
+    bool listener_grid = true;  // sample the scene's listener grid
+    // Also sample the cells next to each receiver, after the receivers in receivers()
+    // (Preprocessed::receiver_cells): the pressure gradient of its ambisonic IR.
+    bool receiver_gradients = false;
     bool inject_source = true;          // false: start from set_pressure() values instead (tests)
     double ard_courant = 0;             // ARD c*dt/h; 0: kArdCourant (stability studies, benches)
     std::filesystem::path fftw_wisdom;  // empty: $XDG_CACHE_HOME or ~/.cache/ardent/
