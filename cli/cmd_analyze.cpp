@@ -1,10 +1,16 @@
 // `ardent analyze IR.wav`: ISO 3382-1 parameters of one channel of an impulse response, per octave
-// or one-third-octave band, as a table or as JSON (docs/cli.md, docs/analysis.md). Reads only;
-// writes nothing but standard output.
+// or one-third-octave band, as a table or as JSON (docs/cli.md, docs/analysis.md). An IR that
+// `ardent simulate` wrote is analysed as what it is: its direct sound's arrival from the geometry
+// and its band from the run's result.json beside it. Reads only; writes nothing but standard
+// output.
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "ardent/auralize/analysis.h"
 #include "ardent/auralize/audio_io.h"
@@ -13,6 +19,66 @@
 
 namespace ardent::cli {
 namespace {
+
+namespace fs = std::filesystem;
+
+// What result.json says about an IR of its run (DIR/ir/<pair>.wav or DIR/ambix/<pair>.wav).
+struct Provenance {
+    double onset_s = -1;     // source-receiver distance (cell centres) over c
+    double valid_to_hz = 0;  // a wave-band run's IRs are flat to 0.8 max_frequency; 0: full band
+    std::string pair, note;  // "S1 -> R1", and why (for the report)
+};
+
+// Nothing when `ir` is not in a results directory or result.json cannot be read as one (with a
+// warning for the latter: the IR is then analysed like any other).
+std::optional<Provenance> from_result_json(const fs::path& ir) {
+    const fs::path dir = ir.parent_path().parent_path(), sub = ir.parent_path().filename();
+    const fs::path file = (dir.empty() ? fs::path(".") : dir) / "result.json";
+    std::error_code ec;
+    if ((sub != "ir" && sub != "ambix") || !fs::is_regular_file(file, ec)) return std::nullopt;
+    try {
+        std::ifstream in(file);
+        // A results directory is ours, but a file there may not be: refuse deep nesting early.
+        const auto j = nlohmann::json::parse(
+            in, [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+                if (depth > 32) throw std::runtime_error("nested deeper than a result.json is");
+                return true;
+            });
+        if (j.at("format") != "ardent-result/1") return std::nullopt;
+        const std::string name = sub.string() + "/" + ir.filename().string();
+        const auto& files = j.at("files").at(sub.string());
+        const auto& sources = j.at("sources");
+        const auto& receivers = j.at("receivers");
+        for (size_t i = 0; i < files.size(); ++i) {
+            if (files[i] != name) continue;
+            if (receivers.empty() || i >= sources.size() * receivers.size()) break;
+            const auto& s = sources[i / receivers.size()];
+            const auto& r = receivers[i % receivers.size()];
+            double d2 = 0;
+            for (size_t a = 0; a < 3; ++a) {
+                const double d = s.at("cell_centre").at(a).get<double>() -
+                                 r.at("cell_centre").at(a).get<double>();
+                d2 += d * d;
+            }
+            Provenance p;
+            const double c = j.at("settings").at("speed_of_sound").get<double>();
+            p.onset_s = std::sqrt(d2) / c;
+            char how[160];
+            std::snprintf(how, sizeof how, ", %.3f m at %.1f m/s", std::sqrt(d2), c);
+            p.pair =
+                s.at("name").get<std::string>() + " -> " + r.at("name").get<std::string>() + how;
+            if (j.at("band").at("mode") == "wave")
+                p.valid_to_hz = j.at("excitation").at("flat_to_hz").get<double>();
+            p.note = file.string();
+            if (!(p.onset_s >= 0 && std::isfinite(p.onset_s))) return std::nullopt;
+            return p;
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "ardent: warning: %s: not read (%s); the IR is analysed alone\n",
+                     file.c_str(), e.what());
+    }
+    return std::nullopt;
+}
 
 // A value in a fixed-width column, or "-" where the band does not allow it; `mark` flags a value
 // measured with less dynamic range than ISO 3382-1 asks for.
@@ -24,9 +90,13 @@ std::string cell(const std::optional<double>& v, int decimals, double scale = 1,
     return std::string(buf) + (mark ? "*" : "");
 }
 
-void print_table(const std::string& file, int channel, int channels, const auralize::Analysis& a) {
-    std::printf("%s: channel %d of %d, %.0f Hz, %.3f s, direct sound at %.4f s\n", file.c_str(),
-                channel, channels, a.sample_rate, a.length_s, a.onset_s);
+void print_table(const std::string& file, int channel, int channels, const auralize::Analysis& a,
+                 const std::string& source, const std::string& band_note) {
+    std::printf("%s: channel %d of %d, %.0f Hz, %.3f s, direct sound at %.4f s (%s)\n",
+                file.c_str(), channel, channels, a.sample_rate, a.length_s, a.onset_s,
+                a.onset_given ? source.c_str() : "ISO 3382-1's rule on the analysed bands");
+    if (a.valid_to_hz > 0)
+        std::printf("bands above %.0f Hz left out: %s\n", a.valid_to_hz, band_note.c_str());
     std::printf("ISO 3382-1 parameters in %s bands (IEC 61260-1 class 1 filters)\n\n",
                 a.bands == auralize::Bands::Octave ? "octave" : "one-third-octave");
     std::printf("%6s %7s %7s %7s %7s %7s %6s %6s %7s %6s\n", "band", "EDT", "T20", "T30", "C50",
@@ -70,8 +140,9 @@ Action add_analyze(CLI::App& app) {
                            "response, per octave or one-third-octave band");
     struct Opts {
         std::string file, bands = "octave";
-        bool json = false, third_octave = false;
+        bool json = false, third_octave = false, no_result = false;
         int channel = 1;
+        double max_frequency = 0;
     };
     auto o = std::make_shared<Opts>();
     cmd->add_option("IR", o->file, "Impulse response (WAV, FLAC, Ogg, ...)")->required();
@@ -80,6 +151,12 @@ Action add_analyze(CLI::App& app) {
         ->check(CLI::IsMember({"octave", "third"}));
     cmd->add_flag("--third-octave", o->third_octave, "Same as --bands third");
     cmd->add_option("--channel", o->channel, "Channel to analyse, 1 for the first (default 1)");
+    cmd->add_option("--max-frequency", o->max_frequency,
+                    "The highest frequency the IR holds (e.g. a band-limited simulation's flat "
+                    "band): bands above it are left out");
+    cmd->add_flag("--no-result", o->no_result,
+                  "Ignore the result.json of the run that wrote the IR (onset and band from the "
+                  "IR alone)");
     return [o]() {
         const audio::Audio audio = audio::read_audio(o->file);
         const std::string where = "cannot analyze '" + o->file + "'";
@@ -90,9 +167,25 @@ Action add_analyze(CLI::App& app) {
         const auralize::Bands bands = o->third_octave || o->bands == "third"
                                           ? auralize::Bands::Third
                                           : auralize::Bands::Octave;
+        if (!(o->max_frequency >= 0) || !std::isfinite(o->max_frequency))
+            throw InputError("--max-frequency: expected a frequency in Hz, got " +
+                             std::to_string(o->max_frequency));
+        auralize::AnalysisOptions options;
+        std::string source = "given", band_note = "--max-frequency";
+        if (const auto p = o->no_result ? std::nullopt : from_result_json(o->file)) {
+            options.onset_s = p->onset_s;
+            options.max_frequency_hz = p->valid_to_hz;
+            source = "the direct path " + p->pair + ", from " + p->note;
+            band_note = "the run's IRs are flat to it (" + p->note + ")";
+        }
+        if (o->max_frequency > 0) {
+            options.max_frequency_hz = o->max_frequency;
+            band_note = "--max-frequency";
+        }
         auralize::Analysis a;
         try {
-            a = auralize::analyze_ir(audio.channel(o->channel - 1), audio.sample_rate, bands);
+            a = auralize::analyze_ir(audio.channel(o->channel - 1), audio.sample_rate, bands,
+                                     options);
         } catch (const InputError& e) {
             const std::string ch =
                 audio.channels > 1 ? " channel " + std::to_string(o->channel) : "";
@@ -106,7 +199,7 @@ Action add_analyze(CLI::App& app) {
             j.update(auralize::to_json(a));
             std::printf("%s\n", j.dump(2).c_str());
         } else {
-            print_table(o->file, o->channel, audio.channels, a);
+            print_table(o->file, o->channel, audio.channels, a, source, band_note);
         }
         return 0;
     };

@@ -179,5 +179,88 @@ TEST_F(AnalyzeCli, BadBandsOption) {
     expect_rejected("analyze ir.wav --bands fifth", {"--bands", "fifth"});
 }
 
+TEST_F(AnalyzeCli, BadMaxFrequency) {
+    write_wav("ir.wav", decay(0.5));
+    expect_rejected("analyze ir.wav --max-frequency nan", {"--max-frequency", "nan"});
+    expect_rejected("analyze ir.wav --max-frequency -400", {"--max-frequency"});
+    expect_rejected("analyze ir.wav --max-frequency 30", {"ir.wav", "no octave band"});
+}
+
+// An IR that `ardent simulate` wrote is analysed as what it is: time zero at its direct sound (the
+// geometry in result.json), and no band above the run's flat band (a wave-band run at 500 Hz is
+// flat to 400 Hz). Boxes and positions from printed seeds; the onset must be within 1 ms of the
+// source-receiver distance over c. result.json's own table has the same onset.
+TEST_F(AnalyzeCli, SimulatedIrStartsAtItsDirectSound) {
+    for (unsigned seed : {41u, 42u}) {
+        std::mt19937 rng(seed);
+        std::uniform_real_distribution<double> u(0, 1);
+        double size[3], src[3], rcv[3], d2 = 0;
+        for (int a = 0; a < 3; ++a) {
+            size[a] = a == 2 ? 2.5 + 1.5 * u(rng) : 3 + 4 * u(rng);
+            src[a] = size[a] * (0.2 + 0.6 * u(rng));
+            rcv[a] = size[a] * (0.2 + 0.6 * u(rng));
+            d2 += (src[a] - rcv[a]) * (src[a] - rcv[a]);
+        }
+        const double direct = std::sqrt(d2) / 343;
+        char scene[1024];
+        std::snprintf(
+            scene, sizeof scene,
+            R"({"format": "ardent-scene/1", "name": "box", "geometry": {"box": [%.3f, %.3f, %.3f]},
+  "materials": {"wall": {"absorption": 0.1}}, "surfaces": {"*": "wall"},
+  "sources": [{"name": "S1", "position": [%.3f, %.3f, %.3f]}],
+  "receivers": [{"name": "R1", "position": [%.3f, %.3f, %.3f]}],
+  "simulation": {"max_frequency": 500, "duration": 0.3, "band": "wave"}})",
+            size[0], size[1], size[2], src[0], src[1], src[2], rcv[0], rcv[1], rcv[2]);
+        std::printf("seed %u: %s\n  direct sound at %.4f s\n", seed, scene, direct);
+        const std::string out = "run" + std::to_string(seed);
+        dir.write(out + ".json", scene);
+        ASSERT_EQ(
+            run_ardent("simulate " + out + ".json -o " + out + " --quiet", dir.path()).exit_code,
+            0);
+        const CommandResult r = run_ardent("analyze " + out + "/ir/S1_R1.wav --json", dir.path());
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const auto j = nlohmann::json::parse(r.out);
+        EXPECT_EQ(j["onset_from"], "given");
+        EXPECT_NEAR(j["onset_s"].get<double>(), direct, 1e-3);
+        EXPECT_EQ(j["valid_to_hz"].get<double>(), 400.0);
+        for (const auto& b : j["bands"])
+            EXPECT_LE(b["centre_hz"].get<double>(), 250.0) << "a band above the run's flat band";
+        std::ifstream in(dir / out / "result.json");
+        const auto result = nlohmann::json::parse(in);
+        EXPECT_DOUBLE_EQ(result["acoustics"][0]["iso3382"]["onset_s"].get<double>(),
+                         j["onset_s"].get<double>());
+        // The ambisonic IR of the same pair has the same provenance.
+        const CommandResult ra =
+            run_ardent("analyze " + out + "/ambix/S1_R1.wav --json", dir.path());
+        ASSERT_EQ(ra.exit_code, 0) << ra.err;
+        EXPECT_EQ(nlohmann::json::parse(ra.out)["onset_s"], j["onset_s"]);
+        // Alone (--no-result, or a copy elsewhere) it falls back on ISO 3382-1's rule, with the
+        // band given by hand; the table says where each came from.
+        const CommandResult alone = run_ardent(
+            "analyze " + out + "/ir/S1_R1.wav --no-result --max-frequency 400", dir.path());
+        ASSERT_EQ(alone.exit_code, 0) << alone.err;
+        EXPECT_NE(alone.out.find("ISO 3382-1's rule"), std::string::npos) << alone.out;
+        EXPECT_NE(alone.out.find("bands above 400 Hz left out: --max-frequency"), std::string::npos)
+            << alone.out;
+        EXPECT_EQ(alone.out.find("  500 "), std::string::npos) << alone.out;
+        const CommandResult table = run_ardent("analyze " + out + "/ir/S1_R1.wav", dir.path());
+        EXPECT_NE(table.out.find("the direct path S1 -> R1"), std::string::npos) << table.out;
+    }
+}
+
+// A result.json that is not one (broken, or nested as an attacker would) is passed over with a
+// warning: the IR is analysed alone.
+TEST_F(AnalyzeCli, BrokenResultJsonIsPassedOver) {
+    fs::create_directories(dir / "res" / "ir");
+    audio::write_wav_float(dir / "res" / "ir" / "S1_R1.wav", decay(0.5), 48000);
+    for (const std::string& bad : {std::string("{not json"), std::string(100000, '[')}) {
+        dir.write("res/result.json", bad);
+        const CommandResult r = run_ardent("analyze res/ir/S1_R1.wav", dir.path());
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_NE(r.err.find("result.json"), std::string::npos) << r.err;
+        EXPECT_NE(r.out.find("ISO 3382-1's rule"), std::string::npos) << r.out;
+    }
+}
+
 }  // namespace
 }  // namespace ardent::test

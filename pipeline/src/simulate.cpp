@@ -132,13 +132,14 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // ISO 3382-1 octave-band parameters of one delivered IR, limited to the band the IR is flat in
 // (`flat_to_hz`: 0.8 f_max for the wave band; the output's band for a full-band run). A receiver
 // whose IR cannot be analysed (silent: the source cannot reach it within the duration) gets the
-// reason instead of failing the run.
-json room_acoustics(const std::vector<float>& ir, int fs, double flat_to_hz,
+// reason instead of failing the run. Time zero is the direct sound's arrival, `direct_s`.
+json room_acoustics(const std::vector<float>& ir, int fs, double flat_to_hz, double direct_s,
                     const std::string& source, const std::string& receiver) {
     json j = {{"source", source}, {"receiver", receiver}};
     try {
         auralize::AnalysisOptions o;
         o.max_frequency_hz = flat_to_hz;
+        o.onset_s = direct_s;
         j["iso3382"] = auralize::to_json(
             auralize::analyze_ir(std::span<const float>(ir), fs, auralize::Bands::Octave, o));
     } catch (const InputError& e) {
@@ -666,9 +667,14 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                     safe_name(src_name) + "_" + safe_name(p.air.receivers[r].name) + ".wav";
                 audio::write_wav_float(tmp_dir / "ir" / pair, ir, fs_out, audio::WriteMode::Direct);
                 write_ambix(tmp_dir / "ambix" / pair, foa, fs_out);
+                // The IR's time zero is the emission; both halves place the source and the
+                // receiver at their cell centres.
+                const double direct_s =
+                    norm(p.air.receivers[r].cell_centre - p.air.sources[s].cell_centre) /
+                    scene.simulation.speed_of_sound;
                 acoustics.push_back(room_acoustics(
                     ir, fs_out, full ? 0.45 * fs_out : 0.8 * scene.simulation.max_frequency,
-                    src_name, p.air.receivers[r].name));
+                    direct_s, src_name, p.air.receivers[r].name));
                 stop_point(stop);
             }
             if (scene.listener_grid_every > 0)

@@ -1,10 +1,14 @@
 #include "ardent/editor/results_data.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <complex>
 #include <fstream>
+#include <map>
 #include <numbers>
+#include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -81,10 +85,22 @@ ResultsData read_results(const fs::path& dir) {
                     names.emplace_back(s.at("name").get<std::string>(),
                                        rc.at("name").get<std::string>());
         }
+        // Where each emitter's cell centre is, for the direct sound's arrival.
+        std::map<std::string, std::array<double, 3>> sources, receivers;
+        for (const auto& [key, into] : {std::pair{"sources", &sources}, {"receivers", &receivers}})
+            for (const json& e : j.value(key, json::array()))
+                if (e.contains("name") && e.contains("cell_centre"))
+                    (*into)[e["name"].get<std::string>()] =
+                        e["cell_centre"].get<std::array<double, 3>>();
+        const double c = settings.value("speed_of_sound", 0.0);
         for (const auto& [source, receiver] : names) {
             ResultPair p;
             p.source = source;
             p.receiver = receiver;
+            if (sources.count(source) && receivers.count(receiver) && c > 0) {
+                const auto &a = sources[source], &b = receivers[receiver];
+                p.direct_s = std::hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]) / c;
+            }
             p.ir_file =
                 r.dir / "ir" / (file_name_part(source) + "_" + file_name_part(receiver) + ".wav");
             r.pairs.push_back(std::move(p));
@@ -168,9 +184,11 @@ Spectrum magnitude_spectrum_db(std::span<const float> ir, double fs, double from
     return s;
 }
 
-auralize::Analysis analyze_pair(std::span<const float> ir, double fs, double max_frequency_hz) {
+auralize::Analysis analyze_pair(std::span<const float> ir, double fs, double max_frequency_hz,
+                                double direct_s) {
     auralize::AnalysisOptions o;
     o.max_frequency_hz = max_frequency_hz > 0 ? 0.8 * max_frequency_hz : 0;
+    o.onset_s = direct_s;
     o.keep_decay_curves = true;
     return auralize::analyze_ir(ir, fs, auralize::Bands::Octave, o);
 }

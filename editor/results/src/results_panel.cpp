@@ -233,7 +233,8 @@ void ResultsPanel::showPair(int index) {
     analysis_.reset();
     analysis_error_.clear();
     try {
-        analysis_ = analyze_pair(p.ir, fs, data_.full_band ? 0.0 : data_.max_frequency_hz);
+        analysis_ =
+            analyze_pair(p.ir, fs, data_.full_band ? 0.0 : data_.max_frequency_hz, p.direct_s);
     } catch (const std::exception& e) {
         // A silent IR (the source cannot reach the receiver within the duration) still draws.
         analysis_error_ =

@@ -45,9 +45,15 @@ struct Analysis {
     double sample_rate = 0;
     Bands bands = Bands::Octave;
     double length_s = 0;
-    // The onset of the direct sound (ISO 3382-1's rule: where the broadband squared IR first comes
-    // within 20 dB of its maximum), seconds from the first sample; the parameters' time zero.
+    // The onset of the direct sound, seconds from the first sample; the parameters' time zero.
+    // Given (AnalysisOptions::onset_s, e.g. a simulated IR's source-receiver distance over c), or
+    // by ISO 3382-1's rule: where the squared IR, restricted to the analysed bands' range, first
+    // comes within 20 dB of its maximum.
     double onset_s = 0;
+    bool onset_given = false;
+    // Bands whose upper edge lies above this were left out (AnalysisOptions::max_frequency_hz;
+    // 0: none).
+    double valid_to_hz = 0;
     std::vector<BandResult> results;
 };
 
@@ -58,6 +64,9 @@ struct AnalysisOptions {
     // The highest frequency the IR is good for, when it is band-limited (a simulated IR is flat to
     // 0.8 max_frequency): bands whose upper edge lies above it are left out. 0: no limit.
     double max_frequency_hz = 0;
+    // The direct sound's arrival in seconds from the first sample, when it is known (a simulated
+    // IR: the source-receiver distance over the speed of sound); < 0: ISO 3382-1's rule.
+    double onset_s = -1;
     // Keep each band's decay curve in BandResult::decay_db (for plots: the editor's energy decay
     // curves are then exactly the ones the parameters come from).
     bool keep_decay_curves = false;
@@ -70,7 +79,8 @@ struct AnalysisOptions {
 Analysis analyze_ir(std::span<const float> ir, double fs, Bands bands = Bands::Octave,
                     const AnalysisOptions& options = {});
 
-// {"sample_rate", "band_type": "octave" | "third", "length_s", "onset_s", "bands": [...]}: one
+// {"sample_rate", "band_type": "octave" | "third", "length_s", "onset_s", "onset_from":
+// "given" | "iso-3382-1", "valid_to_hz" (null: no limit), "bands": [...]}: one
 // object per band with "centre_hz" (nominal), "exact_centre_hz", "edt_s", "t20_s", "t30_s",
 // "c50_db", "c80_db", "d50", "ts_s" (null where not measurable), "edt_reliable", "t20_reliable",
 // "t30_reliable",

@@ -21,6 +21,9 @@ struct ResultPair {
     std::string source, receiver;
     std::filesystem::path ir_file;  // absolute
     std::vector<float> ir;
+    // The direct sound's arrival (the cell centres' distance over c, from result.json; the IR's
+    // time zero is the emission), the analysis's onset; -1 when result.json does not give it.
+    double direct_s = -1;
 };
 
 struct ResultsData {
@@ -61,7 +64,9 @@ Spectrum magnitude_spectrum_db(std::span<const float> ir, double fs, double from
                                int points_per_octave = 48, double floor_db = 120);
 
 // The analysis behind the ISO 3382-1 table and the decay curves: auralize::analyze_ir on octave
-// bands up to 0.8 max_frequency_hz (no limit for 0), with the curves kept.
-auralize::Analysis analyze_pair(std::span<const float> ir, double fs, double max_frequency_hz);
+// bands up to 0.8 max_frequency_hz (no limit for 0), with the curves kept; time zero at
+// `direct_s` when it is >= 0 (else ISO 3382-1's rule).
+auralize::Analysis analyze_pair(std::span<const float> ir, double fs, double max_frequency_hz,
+                                double direct_s = -1);
 
 }  // namespace ardent::editor
