@@ -14,6 +14,7 @@
 
 #include "ardent/auralize/analysis.h"
 #include "ardent/auralize/audio_io.h"
+#include "ardent/auralize/crossover.h"
 #include "ardent/preprocess/errors.h"
 #include "commands.h"
 
@@ -24,9 +25,10 @@ namespace fs = std::filesystem;
 
 // What result.json says about an IR of its run (DIR/ir/<pair>.wav or DIR/ambix/<pair>.wav).
 struct Provenance {
-    double onset_s = -1;     // source-receiver distance (cell centres) over c
-    double valid_to_hz = 0;  // a wave-band run's IRs are flat to 0.8 max_frequency; 0: full band
-    std::string pair, note;  // "S1 -> R1", and why (for the report)
+    double onset_s = -1;      // source-receiver distance (cell centres) over c
+    double valid_to_hz = 0;   // a wave-band run's IRs are flat to 0.8 max_frequency; 0: full band
+    double crossover_hz = 0;  // a full-band run's
+    std::string pair, note;   // "S1 -> R1", and why (for the report)
 };
 
 // Nothing when `ir` is not in a results directory or result.json cannot be read as one (with a
@@ -69,6 +71,8 @@ std::optional<Provenance> from_result_json(const fs::path& ir) {
                 s.at("name").get<std::string>() + " -> " + r.at("name").get<std::string>() + how;
             if (j.at("band").at("mode") == "wave")
                 p.valid_to_hz = j.at("excitation").at("flat_to_hz").get<double>();
+            else
+                p.crossover_hz = j.at("band").at("crossover_hz").get<double>();
             p.note = file.string();
             if (!(p.onset_s >= 0 && std::isfinite(p.onset_s))) return std::nullopt;
             return p;
@@ -91,7 +95,7 @@ std::string cell(const std::optional<double>& v, int decimals, double scale = 1,
 }
 
 void print_table(const std::string& file, int channel, int channels, const auralize::Analysis& a,
-                 const std::string& source, const std::string& band_note) {
+                 const std::string& source, const std::string& band_note, double crossover_hz) {
     std::printf("%s: channel %d of %d, %.0f Hz, %.3f s, direct sound at %.4f s (%s)\n",
                 file.c_str(), channel, channels, a.sample_rate, a.length_s, a.onset_s,
                 a.onset_given ? source.c_str() : "ISO 3382-1's rule on the analysed bands");
@@ -99,8 +103,10 @@ void print_table(const std::string& file, int channel, int channels, const aural
         std::printf("bands above %.0f Hz left out: %s\n", a.valid_to_hz, band_note.c_str());
     std::printf("ISO 3382-1 parameters in %s bands (IEC 61260-1 class 1 filters)\n\n",
                 a.bands == auralize::Bands::Octave ? "octave" : "one-third-octave");
-    std::printf("%6s %7s %7s %7s %7s %7s %6s %6s %7s %6s\n", "band", "EDT", "T20", "T30", "C50",
-                "C80", "D50", "Ts", "noise", "trunc");
+    // A full-band IR's bands say which solver they came from.
+    const bool from = crossover_hz > 0;
+    std::printf("%6s %7s %7s %7s %7s %7s %6s %6s %7s %6s%s\n", "band", "EDT", "T20", "T30", "C50",
+                "C80", "D50", "Ts", "noise", "trunc", from ? "  from" : "");
     std::printf("%6s %7s %7s %7s %7s %7s %6s %6s %7s %6s\n", "Hz", "s", "s", "s", "dB", "dB", "",
                 "ms", "dB", "s");
     bool marked = false, missing = false;
@@ -112,11 +118,16 @@ void print_table(const std::string& file, int channel, int channels, const aural
             missing = missing || !*v;
         const std::optional<double> noise =
             std::isfinite(r.noise_floor_db) ? std::optional(r.noise_floor_db) : std::nullopt;
-        std::printf("%6.0f %7s %7s %7s %7s %7s %6s %6s %7s %6.3f\n", r.nominal_hz,
+        const std::string origin =
+            from ? std::string("  ") + auralize::to_string(auralize::band_origin(
+                                           r.lower_hz, r.upper_hz, crossover_hz))
+                 : "";
+        std::printf("%6.0f %7s %7s %7s %7s %7s %6s %6s %7s %6.3f%s\n", r.nominal_hz,
                     cell(r.edt_s, 3, 1, medt).c_str(), cell(r.t20_s, 3, 1, m20).c_str(),
                     cell(r.t30_s, 3, 1, m30).c_str(), cell(r.c50_db, 2).c_str(),
                     cell(r.c80_db, 2).c_str(), cell(r.d50, 3).c_str(),
-                    cell(r.ts_s, 1, 1000).c_str(), cell(noise, 1).c_str(), r.truncation_s);
+                    cell(r.ts_s, 1, 1000).c_str(), cell(noise, 1).c_str(), r.truncation_s,
+                    origin.c_str());
     }
     std::printf(
         "\nnoise: the noise floor in dB below the band's peak; trunc: where the decay meets "
@@ -172,11 +183,13 @@ Action add_analyze(CLI::App& app) {
                              std::to_string(o->max_frequency));
         auralize::AnalysisOptions options;
         std::string source = "given", band_note = "--max-frequency";
+        double crossover_hz = 0;
         if (const auto p = o->no_result ? std::nullopt : from_result_json(o->file)) {
             options.onset_s = p->onset_s;
             options.max_frequency_hz = p->valid_to_hz;
             source = "the direct path " + p->pair + ", from " + p->note;
             band_note = "the run's IRs are flat to it (" + p->note + ")";
+            crossover_hz = p->crossover_hz;
         }
         if (o->max_frequency > 0) {
             options.max_frequency_hz = o->max_frequency;
@@ -197,9 +210,15 @@ Action add_analyze(CLI::App& app) {
             j["channel"] = o->channel;
             j["channels"] = audio.channels;
             j.update(auralize::to_json(a));
+            if (crossover_hz > 0) {
+                j["crossover_hz"] = crossover_hz;
+                for (size_t b = 0; b < a.results.size(); ++b)
+                    j["bands"][b]["from"] = auralize::to_string(auralize::band_origin(
+                        a.results[b].lower_hz, a.results[b].upper_hz, crossover_hz));
+            }
             std::printf("%s\n", j.dump(2).c_str());
         } else {
-            print_table(o->file, o->channel, audio.channels, a, source, band_note);
+            print_table(o->file, o->channel, audio.channels, a, source, band_note, crossover_hz);
         }
         return 0;
     };

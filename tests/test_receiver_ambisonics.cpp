@@ -121,6 +121,20 @@ TEST_P(ReceiverAmbisonics, DirectSoundComesFromTheSourceInBothHalves) {
         std::ifstream in(dir / band / "result.json");
         const auto result = nlohmann::json::parse(in);
         EXPECT_EQ(result["files"]["ambix"], nlohmann::json::array({"ambix/S1_R1.wav"}));
+        // A full-band run's ISO 3382-1 table says which solver each band came from, and so
+        // does `ardent analyze` of its IR (the crossover is at 300 Hz).
+        const auto& bands = result["acoustics"][0]["iso3382"]["bands"];
+        if (band == "full") {
+            EXPECT_EQ(bands.front()["from"], "wave");
+            EXPECT_EQ(bands.back()["from"], "geometric");
+            const auto a = run_ardent("analyze " + band + "/ir/S1_R1.wav --json", dir.path());
+            ASSERT_EQ(a.exit_code, 0) << a.err;
+            const auto j = nlohmann::json::parse(a.out);
+            EXPECT_EQ(j["crossover_hz"], 300.0);
+            EXPECT_EQ(j["bands"], bands);
+        } else {
+            EXPECT_FALSE(bands.front().contains("from"));
+        }
         // The wave band ends at 400 Hz: its direct pulse lasts a few ms, the window with it.
         const double window = band == "wave" ? 2.5e-3 : 1e-3;
         const double angle = direct_angle_deg(ambix, c, window);

@@ -39,6 +39,8 @@ BandResult analyze_band(const BandFilter& band, std::span<const float> ir, doubl
     BandResult r;
     r.nominal_hz = band.nominal_hz;
     r.exact_hz = band.exact_hz;
+    r.lower_hz = band.lower_hz;
+    r.upper_hz = band.upper_hz;
     const double fs = band.sample_rate;
     std::vector<double> e = band_signal(band, ir, direction);
     for (double& v : e)
@@ -211,6 +213,8 @@ nlohmann::ordered_json to_json(const Analysis& a) {
         nlohmann::ordered_json b;
         b["centre_hz"] = r.nominal_hz;
         b["exact_centre_hz"] = r.exact_hz;
+        b["lower_hz"] = r.lower_hz;
+        b["upper_hz"] = r.upper_hz;
         b["edt_s"] = opt(r.edt_s);
         b["t20_s"] = opt(r.t20_s);
         b["t30_s"] = opt(r.t30_s);

@@ -33,6 +33,24 @@ double crossover_low_gain(double hz, double crossover_hz) {
     return 0.5 + 0.5 * std::cos(std::numbers::pi * (x + 0.5));
 }
 
+BandOrigin band_origin(double lower_hz, double upper_hz, double crossover_hz) {
+    if (crossover_low_gain(upper_hz, crossover_hz) == 1) return BandOrigin::Wave;
+    if (crossover_low_gain(lower_hz, crossover_hz) == 0) return BandOrigin::Geometric;
+    return BandOrigin::Both;
+}
+
+const char* to_string(BandOrigin origin) {
+    switch (origin) {
+        case BandOrigin::Wave:
+            return "wave";
+        case BandOrigin::Geometric:
+            return "geometric";
+        case BandOrigin::Both:
+            return "wave+geometric";
+    }
+    return "";
+}
+
 std::vector<float> join_at_crossover(std::span<const float> low, std::span<const float> high,
                                      double sample_rate, double crossover_hz) {
     if (low.size() != high.size())

@@ -32,6 +32,7 @@
 
 #include "ardent/auralize/analysis.h"
 #include "ardent/auralize/audio_io.h"
+#include "ardent/auralize/crossover.h"
 #include "ardent/pipeline/simulate_output.h"
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/estimate.h"
@@ -133,15 +134,21 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // (`flat_to_hz`: 0.8 f_max for the wave band; the output's band for a full-band run). A receiver
 // whose IR cannot be analysed (silent: the source cannot reach it within the duration) gets the
 // reason instead of failing the run. Time zero is the direct sound's arrival, `direct_s`.
+// With a crossover (a full-band run), each band says which solver it came from.
 json room_acoustics(const std::vector<float>& ir, int fs, double flat_to_hz, double direct_s,
-                    const std::string& source, const std::string& receiver) {
+                    double crossover_hz, const std::string& source, const std::string& receiver) {
     json j = {{"source", source}, {"receiver", receiver}};
     try {
         auralize::AnalysisOptions o;
         o.max_frequency_hz = flat_to_hz;
         o.onset_s = direct_s;
-        j["iso3382"] = auralize::to_json(
-            auralize::analyze_ir(std::span<const float>(ir), fs, auralize::Bands::Octave, o));
+        const auralize::Analysis a =
+            auralize::analyze_ir(std::span<const float>(ir), fs, auralize::Bands::Octave, o);
+        j["iso3382"] = auralize::to_json(a);
+        if (crossover_hz > 0)
+            for (size_t b = 0; b < a.results.size(); ++b)
+                j["iso3382"]["bands"][b]["from"] = auralize::to_string(auralize::band_origin(
+                    a.results[b].lower_hz, a.results[b].upper_hz, crossover_hz));
     } catch (const InputError& e) {
         j["iso3382"] = nullptr;
         j["not_analysed"] = e.what();
@@ -674,7 +681,8 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                     scene.simulation.speed_of_sound;
                 acoustics.push_back(room_acoustics(
                     ir, fs_out, full ? 0.45 * fs_out : 0.8 * scene.simulation.max_frequency,
-                    direct_s, src_name, p.air.receivers[r].name));
+                    direct_s, full ? full->crossover_hz() : 0.0, src_name,
+                    p.air.receivers[r].name));
                 stop_point(stop);
             }
             if (scene.listener_grid_every > 0)

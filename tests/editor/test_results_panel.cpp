@@ -218,7 +218,8 @@ class TestResultsPanel : public QObject {
         QVERIFY(f.open(QIODevice::ReadOnly | QIODevice::Text));
         const QStringList lines = QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts);
         const auto& bands = panel.analysis()->results;
-        QCOMPARE(lines.size(), 1 + 9 + 3);  // header, parameters, reliability rows
+        // Header, parameters, reliability rows, and (a full-band run) the solver of each band.
+        QCOMPARE(lines.size(), 1 + 9 + 3 + 1);
         QStringList header = {"parameter"};
         for (const auto& b : bands)  // named as the table names them: "500 Hz", "1 kHz"
             header << (b.nominal_hz >= 1000 ? QString("%1 kHz").arg(b.nominal_hz / 1000)
@@ -236,6 +237,15 @@ class TestResultsPanel : public QObject {
         }
         QVERIFY(lines[7].startsWith("Ts (ms),"));
         QVERIFY(lines[10].startsWith("EDT reliable (1/0)"));
+        // The fixture is full band at 500 Hz (crossover 300 Hz): the 63 Hz octave is the wave
+        // solver's, the 8 kHz one the geometric engine's; the table's headers say the same.
+        const QStringList from = lines[13].split(',');
+        QCOMPARE(from[0], QString("from"));
+        QCOMPARE(from.size(), static_cast<qsizetype>(bands.size()) + 1);
+        QCOMPARE(from[1], QString("wave"));
+        QCOMPARE(from.last(), QString("geometric"));
+        QVERIFY(from.contains("wave+geometric"));
+        QVERIFY(panel.table()->horizontalHeaderItem(0)->text().endsWith("\nwave"));
         QCOMPARE(QDir(out.path()).entryList(QDir::Files), QStringList{"table.csv"});
 
         const QString nowhere = out.filePath("no/such/dir/table.csv");

@@ -67,6 +67,8 @@ ResultsData read_results(const fs::path& dir) {
         const json& settings = need(j, "settings", file, "the simulation settings");
         r.max_frequency_hz = need(settings, "max_frequency", file, "settings").get<double>();
         r.full_band = settings.value("band", std::string("wave")) == "full";
+        if (r.full_band && j.contains("band") && j["band"].is_object())
+            r.crossover_hz = j["band"].value("crossover_hz", 0.0);
         const json& ir = need(j, "ir", file, "the IR format");
         r.sample_rate = need(ir, "sample_rate", file, "the IRs' rate").get<double>();
         const json& files = need(j, "files", file, "the files written");

@@ -26,6 +26,7 @@
 #include <cmath>
 #include <functional>
 
+#include "ardent/auralize/crossover.h"
 #include "ardent/preprocess/errors.h"
 
 namespace ardent::editor {
@@ -383,8 +384,14 @@ void ResultsPanel::fillTable() {
     table_->setRowCount(static_cast<int>(params.size()));
     table_->setColumnCount(static_cast<int>(bands.size()));
     QStringList headers, rows;
-    for (const auto& b : bands)
-        headers << band_name(b.nominal_hz);
+    // A full-band run's bands say which solver they came from (docs/full-band.md).
+    for (const auto& b : bands) {
+        QString h = band_name(b.nominal_hz);
+        if (data_.crossover_hz > 0)
+            h += QLatin1Char('\n') + QString::fromLatin1(auralize::to_string(auralize::band_origin(
+                                         b.lower_hz, b.upper_hz, data_.crossover_hz)));
+        headers << h;
+    }
     for (const auto& p : params)
         rows << tr(p.name);
     table_->setHorizontalHeaderLabels(headers);
@@ -458,6 +465,14 @@ bool ResultsPanel::export_csv(const QString& file, QString* error) const {
         s << QString::fromLatin1(p.name).section(' ', 0, 0) << " reliable (1/0)";
         for (const auto& b : bands)
             s << ',' << (p.value(b) ? (p.reliable(b) ? "1" : "0") : "");
+        s << '\n';
+    }
+    if (data_.crossover_hz > 0) {
+        s << "from";
+        for (const auto& b : bands)
+            s << ','
+              << auralize::to_string(
+                     auralize::band_origin(b.lower_hz, b.upper_hz, data_.crossover_hz));
         s << '\n';
     }
     s.flush();

@@ -19,8 +19,9 @@
 namespace ardent::auralize {
 
 struct BandResult {
-    double nominal_hz = 0;  // 63, 125, ...
-    double exact_hz = 0;    // 1000 * 10^(3x/10b)
+    double nominal_hz = 0;              // 63, 125, ...
+    double exact_hz = 0;                // 1000 * 10^(3x/10b)
+    double lower_hz = 0, upper_hz = 0;  // the band's edges (IEC 61260-1)
     // Parameters; empty when the band's decay does not allow them (the decay curve does not
     // reach the end of the evaluation range before the noise, or the band carries no energy).
     std::optional<double> edt_s, t20_s, t30_s, c50_db, c80_db, d50, ts_s;

@@ -30,6 +30,7 @@ struct ResultsData {
     std::filesystem::path dir;
     double max_frequency_hz = 0;  // settings.max_frequency: the IRs are flat to 0.8 of it ...
     bool full_band = false;       // ... unless settings.band is "full" (docs/full-band.md)
+    double crossover_hz = 0;      // a full-band run's (band.crossover_hz); 0 otherwise
     double sample_rate = 0;       // of the IRs
     std::vector<ResultPair> pairs;
     std::vector<std::filesystem::path> grids;  // grid/<source>.h5, absolute, as listed
