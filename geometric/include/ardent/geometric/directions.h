@@ -12,8 +12,9 @@
 
 namespace ardent::geometric {
 
-// 32 directions: a spherical Fibonacci lattice (equal-area cells within a few per cent), enough
-// for third-order channels (16) to be sampled without aliasing their energy.
+// 32 directions: a spherical Fibonacci lattice (nearest-direction cells of equal area within 6 %).
+// Equal energies from all 32 give every channel up to third order its diffuse-field mean square
+// within 3 %.
 inline constexpr size_t kDirections = 32;
 Vec3 direction(size_t d);
 size_t nearest_direction(Vec3 unit);
