@@ -26,6 +26,7 @@
 #include "ardent/auralize/resample.h"
 #include "ardent/preprocess/errors.h"
 #include "commands.h"
+#include "validators.h"
 
 namespace ardent::cli {
 namespace {
@@ -125,7 +126,7 @@ Action add_auralize(CLI::App& app) {
                     "Scale the output: 'peak' to -1 dBFS or 'loudness' to -23 LUFS (EBU R128)")
         ->check(CLI::IsMember({"peak", "loudness"}));
     cmd->add_option("--threads", o->threads, "Worker threads (default: every core)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(thread_count());
     cmd->add_flag("--force", o->force, "Replace the output file if it exists");
     cmd->add_flag("--no-fft-cache", o->no_fft_cache,
                   "Neither read nor write the FFT plan cache ($XDG_CACHE_HOME/ardent); FFTW then "

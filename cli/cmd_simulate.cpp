@@ -197,7 +197,7 @@ Action add_simulate(CLI::App& app) {
     cmd->add_option("--duration", o->duration, "Override simulation.duration (s, at most 3600)")
         ->check(finite_positive(3600));
     cmd->add_option("--threads", o->threads, "Worker threads (default: every core)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(thread_count());
     cmd->add_option("--precision", o->precision, "Arithmetic of the solver (default float32)")
         ->check(CLI::IsMember({"float32", "float64"}));
     cmd->add_flag("--quiet", o->quiet, "No progress output");

@@ -1,10 +1,13 @@
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/scene_parser.h"
 #include "ardent/preprocess/slice_image.h"
 #include "commands.h"
+#include "validators.h"
 
 namespace ardent::cli {
 
@@ -24,13 +27,22 @@ Action add_voxelize(CLI::App& app) {
     cmd->add_option("-o,--output", o->output, "PNG file to write");
     cmd->add_flag("--force", o->force, "Replace the output file if it exists");
     cmd->add_option("--max-frequency", o->max_frequency, "Override simulation.max_frequency (Hz)")
-        ->check(CLI::PositiveNumber);
+        ->check(finite_positive());
     return [o]() {
         // Check what can be checked before the (possibly long) voxelization.
         SliceSpec slice;
         if (!o->slice.empty()) slice = parse_slice(o->slice);
         if (!o->slice.empty() && o->output.empty())
             throw InputError("--slice needs -o FILE.png to say where the picture goes");
+        // The picture is a PNG: a file named .jpg holding PNG bytes misleads every viewer.
+        if (!o->output.empty()) {
+            std::string ext = std::filesystem::path(o->output).extension().string();
+            for (char& ch : ext)
+                ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+            if (ext != ".png")
+                throw InputError("-o " + o->output +
+                                 ": the slice is written as PNG; give a file name ending in .png");
+        }
         if (!o->output.empty() && !o->force && std::filesystem::exists(o->output))
             throw InputError(o->output + ": already exists; choose another name or pass --force");
         Scene scene = load_scene(o->scene);

@@ -31,4 +31,26 @@ inline CLI::Validator finite_positive(double most = HUGE_VAL) {
         "POSITIVE");
 }
 
+// Worker threads: 0 (every core) or 1 to kMaxThreads. 100 000 asked for made the thread start
+// fail mid-run (SIGABRT, with the run's temporary folder left behind).
+inline constexpr int kMaxThreads = 1024;
+inline CLI::Validator thread_count() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            int v = 0;
+            size_t used = 0;
+            try {
+                v = std::stoi(text, &used);
+            } catch (const std::exception&) {
+                return "expected 0 (every core) or 1 to " + std::to_string(kMaxThreads) + ", got " +
+                       text;
+            }
+            if (used != text.size() || v < 0 || v > kMaxThreads)
+                return "expected 0 (every core) or 1 to " + std::to_string(kMaxThreads) + ", got " +
+                       text;
+            return {};
+        },
+        "THREADS");
+}
+
 }  // namespace ardent::cli

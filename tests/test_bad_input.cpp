@@ -700,6 +700,26 @@ TEST_F(BadInput, NonFiniteNumberOptions) {
     expect_rejected("simulate s.json -o out --duration 3601", 2, {"--duration", "3600"});
 }
 
+// 100 000 threads asked for made the thread start fail mid-run: SIGABRT, and the run's temporary
+// folder left behind. Refused before anything starts, naming the option.
+TEST_F(BadInput, AbsurdThreadCounts) {
+    dir.write("s.json", SceneText().str());
+    for (const char* v : {"100000", "-1", "1025", "2.5", "many"}) {
+        expect_rejected(std::string("simulate s.json -o out --threads ") + v, 2,
+                        {"--threads", "1 to 1024"});
+        expect_rejected(std::string("auralize s.json s.json -o wet.wav --threads ") + v, 2,
+                        {"--threads"});
+    }
+}
+
+// `voxelize -o v.jpg` wrote PNG bytes into a .jpg.
+TEST_F(BadInput, VoxelizeOutputThatIsNotPng) {
+    dir.write("s.json", SceneText().str());
+    for (const char* name : {"v.jpg", "v", "v.png.txt"})
+        expect_rejected(std::string("voxelize s.json -o ") + name, 2, {name, ".png"});
+    expect_rejected("voxelize s.json --max-frequency nan", 2, {"--max-frequency"});
+}
+
 // 100 000 nested arrays overflowed the stack (SIGSEGV) in info, simulate and the editor.
 TEST_F(BadInput, DeeplyNestedJson) {
     const std::string deep = std::string(100000, '[') + std::string(100000, ']');
