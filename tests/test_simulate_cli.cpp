@@ -255,13 +255,36 @@ TEST_F(SimulateCli, RefusesAnExistingDirectoryUnlessForced) {
     EXPECT_NE(r.err.find("--force"), std::string::npos) << r.err;
     EXPECT_EQ(dir.listing(), "box.json\nout\nout/keep.txt\n");
 
+    // --force never deletes what a user made: a folder Ardent did not write (it wiped one holding
+    // precious.txt), a regular file, a results directory with a user's file in it.
+    r = run_ardent("simulate box.json --threads 1 -o out --quiet --force", dir.path());
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("--force replaces only a results directory"), std::string::npos) << r.err;
+    EXPECT_EQ(dir.listing(), "box.json\nout\nout/keep.txt\n");
+    dir.write("file", "mine");
+    r = run_ardent("simulate box.json --threads 1 -o file --quiet --force", dir.path());
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("not a directory"), std::string::npos) << r.err;
+    EXPECT_EQ(dir.listing(), "box.json\nfile\nout\nout/keep.txt\n");
+
+    // A results directory of ardent simulate is replaced.
+    fs::remove_all(dir / "out");
+    fs::remove(dir / "file");
+    ASSERT_EQ(run_ardent("simulate box.json --threads 1 -o out --quiet", dir.path()).exit_code, 0);
+    const auto before = fs::last_write_time(dir / "out" / "result.json");
     r = run_ardent("simulate box.json --threads 1 -o out --quiet --force", dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_FALSE(fs::exists(dir / "out" / "keep.txt"));
     EXPECT_TRUE(fs::exists(dir / "out" / "result.json"));
+    EXPECT_GE(fs::last_write_time(dir / "out" / "result.json"), before);
     // Nothing else: no temporary or old directory left beside it.
     for (const auto& e : fs::directory_iterator(dir.path()))
         EXPECT_TRUE(e.path().filename() == "box.json" || e.path().filename() == "out") << e.path();
+    // ... but not once a user's file is in it.
+    dir.write("out/ir/notes.txt", "mine");
+    r = run_ardent("simulate box.json --threads 1 -o out --quiet --force", dir.path());
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("notes.txt"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::exists(dir / "out" / "ir" / "notes.txt"));
 }
 
 // A coefficient no locally reacting wall reaches (above 0.951 at random incidence) is fitted as

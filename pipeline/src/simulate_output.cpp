@@ -8,7 +8,11 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <string>
 #include <type_traits>
+
+#include <nlohmann/json.hpp>
 
 #include "ardent/auralize/resample.h"
 #include "ardent/preprocess/errors.h"
@@ -28,6 +32,42 @@ fs::path with_suffix(const fs::path& target, const std::string& suffix) {
     fs::path p = target;
     p += suffix;
     return p;
+}
+
+// Empty when `dir` is a results directory that ardent simulate wrote and nothing else: result.json
+// of format ardent-result/1 and only ir/*.wav, ambix/*.wav and grid/*.h5 beside it. Otherwise
+// what in it is not Ardent's, for the message.
+std::string not_ours(const fs::path& dir) {
+    std::error_code ec;
+    const auto status = fs::symlink_status(dir, ec);
+    if (fs::is_symlink(status)) return quoted(dir) + " is a symbolic link";
+    if (!fs::is_directory(status)) return quoted(dir) + " is not a directory";
+    try {
+        std::ifstream in(dir / "result.json");
+        const auto j = nlohmann::json::parse(
+            in, [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+                if (depth > 32) throw std::runtime_error("too deep");
+                return true;
+            });
+        if (!j.is_object() || j.value("format", "") != "ardent-result/1")
+            return quoted(dir / "result.json") + " is not an ardent-result/1 file";
+    } catch (const std::exception&) {
+        return quoted(dir) + " holds no result.json of ardent simulate";
+    }
+    const std::map<std::string, std::string> folders = {
+        {"ir", ".wav"}, {"ambix", ".wav"}, {"grid", ".h5"}};
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        const std::string name = e.path().filename().string();
+        if (name == "result.json" && e.is_regular_file(ec) && !e.is_symlink(ec)) continue;
+        const auto f = folders.find(name);
+        if (f == folders.end() || e.is_symlink(ec) || !e.is_directory(ec))
+            return quoted(e.path()) + ", which ardent simulate did not write, is in it";
+        for (const auto& g : fs::directory_iterator(e.path(), ec))
+            if (g.is_symlink(ec) || !g.is_regular_file(ec) || g.path().extension() != f->second)
+                return quoted(g.path()) + ", which ardent simulate did not write, is in it";
+    }
+    if (ec) return "cannot read " + quoted(dir) + ": " + ec.message();
+    return {};
 }
 
 }  // namespace
@@ -54,6 +94,11 @@ void OutputDir::check_target(const fs::path& target, bool force) {
         throw InputError("output directory " + quoted(target) +
                          " exists already; use --force to replace it (it is replaced only once "
                          "the new results are complete) or choose another with -o");
+    if (fs::exists(fs::symlink_status(target, ec)))
+        if (const std::string why = not_ours(target); !why.empty())
+            throw InputError("--force replaces only a results directory of ardent simulate, and " +
+                             why + "; choose another -o, or remove " + quoted(target) +
+                             " yourself");
     const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
     if (!fs::is_directory(parent, ec))
         throw InputError("cannot write " + quoted(target) + ": its parent directory " +
@@ -87,6 +132,12 @@ void OutputDir::commit() {
             keep_ = true;
             throw InputError("output directory " + quoted(target_) +
                              " appeared while simulating; the results stay in " + quoted(tmp_));
+        }
+        // It may have changed while we ran: still never replace what is not ours.
+        if (const std::string why = not_ours(target_); !why.empty()) {
+            keep_ = true;
+            throw InputError("--force replaces only a results directory of ardent simulate, and " +
+                             why + "; the results stay in " + quoted(tmp_));
         }
         old = with_suffix(target_, ".old-" + std::to_string(::getpid()));
         fs::rename(target_, old, ec);

@@ -31,8 +31,9 @@ class OutputDir {
     OutputDir& operator=(const OutputDir&) = delete;
 
     static std::filesystem::path partial_path(const std::filesystem::path& target);
-    // Checks the target could be written (InputError if it exists without force), without
-    // creating anything.
+    // Checks the target could be written (InputError if it exists without force, or, with
+    // force, if it is anything but a results directory of ardent simulate: --force never
+    // deletes what a user made), without creating anything.
     static void check_target(const std::filesystem::path& target, bool force);
 
     // Creates the temporary directory (and its `ir/`, `grid/` folders). With `resume`, the
