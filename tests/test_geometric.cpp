@@ -1,6 +1,7 @@
 // The geometric engine (geometric/): image sources against the exact image-source sum of a rigid
 // shoebox, ray tracing against the diffuse-field decay of a uniformly absorbing room, and the
-// synthesis's energy calibration, and the directions kept for ambisonic rendering. Boxes, positions and absorption are drawn from printed seeds.
+// synthesis's energy calibration, and the directions kept for ambisonic rendering. Boxes, positions
+// and absorption are drawn from printed seeds.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -63,8 +63,8 @@ Case draw(unsigned seed) {
     std::printf(
         "seed %u: box %.3f x %.3f x %.3f, source (%.3f, %.3f, %.3f), receiver (%.3f, %.3f, "
         "%.3f), direct %.3f m, first reflection %.3f m\n",
-        seed, c.size[0], c.size[1], c.size[2], c.source[0], c.source[1], c.source[2],
-        c.receiver[0], c.receiver[1], c.receiver[2], c.distance, c.first_reflection);
+        seed, c.size[0], c.size[1], c.size[2], c.source[0], c.source[1], c.source[2], c.receiver[0],
+        c.receiver[1], c.receiver[2], c.distance, c.first_reflection);
     return c;
 }
 
