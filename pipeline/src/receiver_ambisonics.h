@@ -11,6 +11,7 @@
 
 #include "ardent/pipeline/simulate_output.h"
 #include "ardent/preprocess/preprocess.h"
+#include "gradient_cells.h"
 
 namespace ardent::pipeline {
 
@@ -24,17 +25,13 @@ class ReceiverAmbisonics {
                                            const std::vector<std::vector<double>>& signals,
                                            const std::vector<float>& pressure,
                                            const IrDelivery& delivery) const;
-    // How receiver r's gradient is formed per model axis: 2 central, 1 one-sided (a wall next
-    // to it), 0 none; and the highest frequency its dipoles hold.
-    const std::array<int, 3>& difference(size_t r) const { return kinds_[r]; }
+    // The highest frequency receiver r's dipoles hold (less next to a wall).
     double directional_limit_hz(size_t r) const;
 
   private:
     double h_, speed_of_sound_, fs_out_;
     size_t signals_ = 0;
-    // Per receiver and axis, the rows of the cells at -h and +h (the receiver's own if missing).
-    std::vector<std::array<std::array<size_t, 2>, 3>> ends_;
-    std::vector<std::array<int, 3>> kinds_;
+    std::vector<GradientStencil> stencil_;  // per receiver
 };
 
 }  // namespace ardent::pipeline

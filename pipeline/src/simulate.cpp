@@ -40,6 +40,7 @@
 #include "ardent/preprocess/preprocess.h"
 #include "ardent/solvers/solver.h"
 #include "full_band.h"
+#include "gradient_cells.h"
 #include "receiver_ambisonics.h"
 
 namespace ardent::pipeline {
@@ -314,28 +315,12 @@ void write_grid(const Preprocessed& p, const std::vector<std::vector<float>>& re
         throw std::logic_error("the solver recorded " + std::to_string(recorded.size()) +
                                " listener-grid cells, expected " + std::to_string(lc.cells.size()));
     const Grid& g = p.air.grid;
-    std::unordered_map<size_t, size_t> row_of;
-    for (size_t r = 0; r < lc.cells.size(); ++r)
-        row_of[g.index(lc.cells[r])] = r;
-    const auto row = [&](Index3 c, int axis, int d) -> std::optional<size_t> {
-        c[static_cast<size_t>(axis)] += d;
-        if (!g.contains(c)) return std::nullopt;
-        const auto it = row_of.find(g.index(c));
-        if (it == row_of.end()) return std::nullopt;
-        return it->second;
-    };
+    const std::vector<GradientStencil> stencil = gradient_stencils(g, lc);
     std::vector<Vec3> pos(lc.points);
     std::vector<GradientKinds> kinds(lc.points);
-    // Rows of the -h and +h cells per point and axis (the point itself if missing).
-    std::vector<std::array<std::array<size_t, 2>, 3>> ends(lc.points);
     for (size_t i = 0; i < lc.points; ++i) {
         pos[i] = g.centre(lc.cells[i]);
-        for (int a = 0; a < 3; ++a) {
-            const auto minus = row(lc.cells[i], a, -1), plus = row(lc.cells[i], a, 1);
-            const auto ua = static_cast<size_t>(a);
-            ends[i][ua] = {minus.value_or(i), plus.value_or(i)};
-            kinds[i][ua] = static_cast<std::int8_t>((minus ? 1 : 0) + (plus ? 1 : 0));
-        }
+        kinds[i] = stencil[i].kinds;
     }
     // Stored at the band's rate (grid_decimator), not the output rate: a fraction of
     // the samples, and no per-signal converter.
@@ -363,15 +348,8 @@ void write_grid(const Preprocessed& p, const std::vector<std::vector<float>>& re
         std::array<std::vector<float>, 3> gradient;
         std::vector<float> diff;
         for (size_t a = 0; a < 3; ++a) {
-            const auto& lo = recorded[ends[i][a][0]];
-            const auto& hi = recorded[ends[i][a][1]];
-            // Central: (p(x+h) - p(x-h)) / 2h; one-sided: over h; none: zero.
-            const double span = kinds[i][a] == 2 ? 2 * g.h : g.h;
-            diff.assign(lo.size(), 0.0f);
-            if (kinds[i][a] > 0)
-                for (size_t n = 0; n < diff.size(); ++n)
-                    diff[n] = static_cast<float>(
-                        (static_cast<double>(hi[n]) - static_cast<double>(lo[n])) / span);
+            const auto& ends = stencil[i].ends[a];
+            one_cell_difference(recorded[ends[0]], recorded[ends[1]], kinds[i][a], g.h, diff);
             gradient[a] = delivery.deliver(std::span<const float>(diff), band);
         }
         out = grid.encode(ir, {gradient[0], gradient[1], gradient[2]});
