@@ -54,25 +54,6 @@ double rise(double f, double f0, double f1) {
     return 0.5 - 0.5 * std::cos(std::numbers::pi * (f - f0) / (f1 - f0));
 }
 
-struct PlanFree {
-    void operator()(fftw_plan_s* p) const noexcept {
-        std::lock_guard lock(detail::planner_mutex());
-        fftw_destroy_plan(p);
-    }
-};
-
-std::unique_ptr<fftw_plan_s, PlanFree> plan_r2c(size_t n, double* in, fftw_complex* out) {
-    std::lock_guard lock(detail::planner_mutex());
-    return std::unique_ptr<fftw_plan_s, PlanFree>(
-        fftw_plan_dft_r2c_1d(static_cast<int>(n), in, out, FFTW_ESTIMATE));
-}
-
-std::unique_ptr<fftw_plan_s, PlanFree> plan_c2r(size_t n, fftw_complex* in, double* out) {
-    std::lock_guard lock(detail::planner_mutex());
-    return std::unique_ptr<fftw_plan_s, PlanFree>(
-        fftw_plan_dft_c2r_1d(static_cast<int>(n), in, out, FFTW_ESTIMATE));
-}
-
 // c * integral(g dt) band-limited to [20 Hz, limit]: in the frequency domain c G / (i omega)
 // times a window that is 1 from 20 Hz to 0.8 limit and falls to 0 at 10 Hz and at the limit
 // (below 20 Hz the integrator would only amplify numerical noise; nothing audible is there),
@@ -87,7 +68,7 @@ std::vector<double> integrate(std::span<const double> g, double fs, double limit
     std::copy(g.begin(), g.end(), buf.begin());
     std::vector<std::complex<double>> spec(n / 2 + 1);
     auto* cs = reinterpret_cast<fftw_complex*>(spec.data());
-    fftw_execute(plan_r2c(n, buf.data(), cs).get());
+    fftw_execute(detail::plan_r2c(n, buf.data(), cs).get());
     const double low0 = std::min(10.0, 0.25 * limit_hz), low1 = std::min(20.0, 0.5 * limit_hz);
     for (size_t k = 0; k < spec.size(); ++k) {
         const double f = static_cast<double>(k) * fs / static_cast<double>(n);
@@ -100,7 +81,7 @@ std::vector<double> integrate(std::span<const double> g, double fs, double limit
         const double eq = d > 0 ? central_difference_gain(omega * d / c) : 1.0;
         spec[k] *= std::complex<double>(0, -c * w * eq / (omega * static_cast<double>(n)));
     }
-    fftw_execute(plan_c2r(n, cs, buf.data()).get());
+    fftw_execute(detail::plan_c2r(n, cs, buf.data()).get());
     buf.resize(g.size());
     return buf;
 }

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <complex>
 #include <limits>
-#include <mutex>
 #include <numbers>
 #include <string>
 #include <vector>
@@ -112,13 +111,7 @@ size_t iso_onset(std::span<const float> ir, double fs, double lo_hz, double hi_h
     std::copy(ir.begin(), ir.end(), x.begin());
     std::vector<std::complex<double>> spec(n / 2 + 1);
     auto* cs = reinterpret_cast<fftw_complex*>(spec.data());
-    fftw_plan forward, inverse;
-    {
-        std::lock_guard lock(detail::planner_mutex());
-        forward = fftw_plan_dft_r2c_1d(static_cast<int>(n), x.data(), cs, FFTW_ESTIMATE);
-        inverse = fftw_plan_dft_c2r_1d(static_cast<int>(n), cs, x.data(), FFTW_ESTIMATE);
-    }
-    fftw_execute(forward);
+    fftw_execute(detail::plan_r2c(n, x.data(), cs).get());
     const double top = std::min(std::sqrt(2.0) * hi_hz, 0.5 * fs);
     for (size_t k = 0; k < spec.size(); ++k) {
         const double f = static_cast<double>(k) * fs / static_cast<double>(n);
@@ -126,12 +119,7 @@ size_t iso_onset(std::span<const float> ir, double fs, double lo_hz, double hi_h
             hi_hz >= 0.5 * fs ? 1.0 : 1 - rise(f, hi_hz, std::max(top, hi_hz * 1.001));
         spec[k] *= rise(f, lo_hz / std::sqrt(2.0), lo_hz) * up;
     }
-    fftw_execute(inverse);
-    {
-        std::lock_guard lock(detail::planner_mutex());
-        fftw_destroy_plan(forward);
-        fftw_destroy_plan(inverse);
-    }
+    fftw_execute(detail::plan_c2r(n, cs, x.data()).get());
     double peak = 0;
     for (size_t i = 0; i < ir.size(); ++i)
         peak = std::max(peak, x[i] * x[i]);

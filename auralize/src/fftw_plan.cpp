@@ -26,6 +26,21 @@ std::mutex& planner_mutex() {
     return m;
 }
 
+void DoublePlanFree::operator()(fftw_plan_s* p) const noexcept {
+    std::lock_guard lock(planner_mutex());
+    fftw_destroy_plan(p);
+}
+
+DoublePlan plan_r2c(size_t n, double* in, fftw_complex* out) {
+    std::lock_guard lock(planner_mutex());
+    return DoublePlan(fftw_plan_dft_r2c_1d(static_cast<int>(n), in, out, FFTW_ESTIMATE));
+}
+
+DoublePlan plan_c2r(size_t n, fftw_complex* in, double* out) {
+    std::lock_guard lock(planner_mutex());
+    return DoublePlan(fftw_plan_dft_c2r_1d(static_cast<int>(n), in, out, FFTW_ESTIMATE));
+}
+
 namespace {
 
 namespace fs = std::filesystem;

@@ -27,6 +27,15 @@ using FftwArray = std::unique_ptr<T[], FftwFree>;
 FftwArray<float> alloc_floats(size_t n);
 FftwArray<std::complex<float>> alloc_complex(size_t n);
 
+// Double-precision estimated plans of size n, destroyed under planner_mutex() (for the analysis
+// and ambisonics' one-off filters, which keep their signals in double).
+struct DoublePlanFree {
+    void operator()(fftw_plan_s* p) const noexcept;
+};
+using DoublePlan = std::unique_ptr<fftw_plan_s, DoublePlanFree>;
+DoublePlan plan_r2c(size_t n, double* in, fftw_complex* out);
+DoublePlan plan_c2r(size_t n, fftw_complex* in, double* out);
+
 enum class Planning {
     Estimate,  // instant; FFTW guesses from the size
     Measure,   // times candidate algorithms (up to about a second per size): for sizes reused often
