@@ -120,6 +120,22 @@ std::string slurp(const fs::path& p) {
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// Waits (up to 10 s) until `file` exists and holds `text`.
+bool wait_for(const fs::path& file, const std::string& text = "") {
+    for (int i = 0; i < 2000; ++i) {
+        if (fs::exists(file) && slurp(file).find(text) != std::string::npos) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+}
+
+int kill_and_wait(pid_t pid, int sig) {
+    kill(pid, sig);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 }  // namespace
 
 class SimulateCli : public ::testing::Test {};
@@ -385,4 +401,53 @@ TEST_F(SimulateCli, CheckpointAndResume) {
     ASSERT_EQ(resumed.samples.size(), reference.samples.size());
     for (size_t i = 0; i < reference.samples.size(); ++i)
         ASSERT_EQ(resumed.samples[i], reference.samples[i]) << i;
+}
+
+// One run per output: while a run holds out.lock, a second run to `out`, or a --resume of the
+// running checkpointed job, is refused at once with the holder's process id, and writes nothing;
+// the lock file goes when the run ends. (Both runs used to compute and race to the end.)
+TEST_F(SimulateCli, OneRunPerOutput) {
+    ScratchDir dir, logs;
+    dir.write("box.json", tiny_scene("600"));
+    for (const bool checkpointed : {false, true}) {
+        SCOPED_TRACE(checkpointed ? "checkpointed" : "plain");
+        std::vector<std::string> args = {"simulate", "box.json", "--threads", "1", "-o", "out"};
+        if (checkpointed) args.insert(args.end(), {"--checkpoint-every", "50"});
+        const pid_t pid = start_ardent(args, dir.path(), logs / "err");
+        ASSERT_GT(pid, 0);
+        const std::string holder = std::to_string(pid);
+        const fs::path tmp = dir / (checkpointed ? "out.tmp-partial" : "out.tmp-" + holder);
+        ASSERT_TRUE(wait_for(dir / "out.lock", "pid " + holder + "\n")) << slurp(logs / "err");
+        for (int i = 0; i < 2000 && !fs::exists(tmp); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        const std::string listing = dir.listing();
+        for (const std::string& second :
+             {std::string("--quiet"), std::string("--quiet --force"),
+              std::string(checkpointed ? "--quiet --resume" : "--quiet --checkpoint-every 50")}) {
+            const auto r = run_ardent("simulate box.json --threads 1 -o out " + second, dir.path());
+            EXPECT_EQ(r.exit_code, 2) << second << ": " << r.err;
+            EXPECT_NE(r.err.find("another ardent simulate (process " + holder +
+                                 ") is writing 'out' and holds its lock 'out.lock'"),
+                      std::string::npos)
+                << r.err;
+            EXPECT_EQ(dir.listing(), listing) << second;
+        }
+        EXPECT_EQ(kill_and_wait(pid, SIGINT), 130) << slurp(logs / "err");
+        // No lock file left; only a checkpointed run's partial directory stays.
+        std::string top;
+        for (const auto& e : fs::directory_iterator(dir.path()))
+            top += e.path().filename().string() + " ";
+        EXPECT_TRUE(top == "box.json " || (checkpointed && (top == "box.json out.tmp-partial " ||
+                                                            top == "out.tmp-partial box.json ")))
+            << top;
+        fs::remove_all(dir / "out.tmp-partial");
+    }
+    // A file named out.lock that is not Ardent's is neither used nor removed.
+    dir.write("box.json", tiny_scene());
+    dir.write("out.lock", "my notes");
+    const auto r = run_ardent("simulate box.json --threads 1 -o out --quiet", dir.path());
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("'out.lock' is in the way"), std::string::npos) << r.err;
+    EXPECT_EQ(dir.listing(), "box.json\nout.lock\n");
+    EXPECT_EQ(slurp(dir / "out.lock"), "my notes");
 }

@@ -111,10 +111,11 @@ class Cancelled : public std::exception {
 };
 
 // Runs the whole simulation of `scene` (its simulation settings as they stand: front ends apply
-// their overrides first) into settings.output. Throws InputError (bad input, or an output that
-// exists without force), ResourceError (memory, no GPU), SolverError (a source's run blew up:
-// "the simulation of source <name> failed: <why>"; its directory is discarded, even a partial
-// one), Cancelled (stopped through `stop`, which may be null).
+// their overrides first) into settings.output, holding its OutputLock (output_lock.h) throughout
+// (rank 0 of a distributed run). Throws InputError (bad input, an output that exists without
+// force, another run holding the output), ResourceError (memory, no GPU), SolverError (a source's
+// run blew up: "the simulation of source <name> failed: <why>"; its directory is discarded, even a
+// partial one), Cancelled (stopped through `stop`, which may be null).
 SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateObserver& observer,
                         const std::atomic<bool>* stop = nullptr);
 
