@@ -85,6 +85,10 @@ class ProgressObserver final : public pipeline::SimulateObserver {
         progress_.begin(label, total_steps, "steps", steps_done);
     }
     void progress(size_t steps_done) override { progress_.update(steps_done); }
+    // Printed even with --quiet, as the material warnings are.
+    void warning(const std::string& text) override {
+        std::fprintf(stderr, "ardent: warning: %s\n", text.c_str());
+    }
     void source_end() override { progress_.end(); }
     void source_stopped() override { progress_.abandon(); }
     void geometric_begin(const std::string& source, size_t rays) override {
@@ -123,6 +127,7 @@ int run(const Opts& o, Communicator* comm) {
     if (root) {
         const pipeline::OutputLock probe(settings.output);  // another run to this output?
         pipeline::OutputDir::check_target(settings.output, settings.force);
+        pipeline::OutputDir::check_partial(settings.output, settings.resume);
     } else {
         pipeline::OutputDir::check_target(settings.output, settings.force);
     }

@@ -1,6 +1,7 @@
 // `ardent simulate` through the real command line: the files it writes (IR WAVs at the output
 // rate, the listener-grid HDF5 file, result.json), the atomic output directory (refused when it
-// exists, replaced with --force, nothing left by bad input or Ctrl-C) and the checkpoint options.
+// exists, replaced with --force, nothing left by bad input or Ctrl-C), the checkpoint options, one
+// run per output (DIR.lock) and what a killed run leaves.
 #include <fcntl.h>
 #include <hdf5.h>
 #include <signal.h>
@@ -386,13 +387,28 @@ TEST_F(SimulateCli, CheckpointAndResume) {
     EXPECT_NE(slurp(logs / "err").find("--resume"), std::string::npos) << slurp(logs / "err");
     EXPECT_TRUE(fs::is_directory(dir / "out.tmp-partial"));
     EXPECT_FALSE(fs::exists(dir / "out"));
-    // A plain run refuses to start over the partial one.
-    EXPECT_EQ(
-        run_ardent(
-            "simulate box.json --threads 1 -o out --quiet --checkpoint-every 50 --duration 0.5",
-            dir.path())
-            .exit_code,
-        2);
+    // A new run refuses to start over the partial one, checkpointed or not (a run without
+    // checkpoints ignored it, finished beside it and left it behind, and --resume was then
+    // refused), and says how to continue it or start again.
+    const std::string listing = dir.listing();
+    for (const char* args : {"--checkpoint-every 50", "", "--force"}) {
+        r = run_ardent(
+            std::string("simulate box.json --threads 1 -o out --quiet --duration 0.5 ") + args,
+            dir.path());
+        EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+        EXPECT_NE(r.err.find("was stopped and is kept in 'out.tmp-partial'"), std::string::npos)
+            << r.err;
+        EXPECT_NE(r.err.find("--resume"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("rm -r 'out.tmp-partial'"), std::string::npos) << r.err;
+        EXPECT_EQ(dir.listing(), listing) << args;
+    }
+    // --resume needs a partial run.
+    r = run_ardent("simulate box.json --threads 1 -o other --quiet --resume", dir.path());
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("nothing to resume: no partial run at 'other.tmp-partial'"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(dir.listing(), listing);
     r = run_ardent("simulate box.json --threads 1 -o out --quiet --resume --duration 0.5",
                    dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -450,4 +466,44 @@ TEST_F(SimulateCli, OneRunPerOutput) {
     EXPECT_NE(r.err.find("'out.lock' is in the way"), std::string::npos) << r.err;
     EXPECT_EQ(dir.listing(), "box.json\nout.lock\n");
     EXPECT_EQ(slurp(dir / "out.lock"), "my notes");
+}
+
+// `kill -9` leaves the lock file and DIR.tmp-<pid>. The next run is not blocked by the lock (the
+// kernel dropped it with the process): it takes the file over and removes it at its end, and it
+// reports the temporary folder with the command that removes it, leaving it for the user to
+// remove (it was reported by no one before).
+TEST_F(SimulateCli, AKilledRunsLeftoversAreReported) {
+    ScratchDir dir, logs;
+    dir.write("box.json", tiny_scene("600"));
+    const pid_t pid = start_ardent({"simulate", "box.json", "--threads", "1", "-o", "out"},
+                                   dir.path(), logs / "err");
+    ASSERT_GT(pid, 0);
+    const std::string stale = "out.tmp-" + std::to_string(pid);
+    ASSERT_TRUE(wait_for(dir / "out.lock", "pid " + std::to_string(pid) + "\n"));
+    for (int i = 0; i < 2000 && !fs::is_directory(dir / stale / "grid"); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_EQ(kill_and_wait(pid, SIGKILL), 128 + SIGKILL);
+    ASSERT_TRUE(fs::exists(dir / "out.lock"));
+    ASSERT_TRUE(fs::is_directory(dir / stale));
+
+    // And the old results that a --force run killed in its last moments was replacing.
+    dir.write("out.old-4242/result.json", "{}");
+
+    dir.write("box.json", tiny_scene());
+    const auto r = run_ardent("simulate box.json --threads 1 -o out --quiet", dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("ardent: warning: 'out.old-4242' holds the results that an earlier "
+                         "--force run (process 4242) was replacing"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("rm -r 'out.old-4242'"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::exists(dir / "out.old-4242" / "result.json"));
+    EXPECT_NE(r.err.find("ardent: warning: '" + stale + "' was left by an earlier run (process " +
+                         std::to_string(pid) + ")"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("rm -r '" + stale + "'"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::exists(dir / "out" / "result.json"));
+    EXPECT_TRUE(fs::is_directory(dir / stale));  // reported, not removed
+    EXPECT_FALSE(fs::exists(dir / "out.lock"));
 }

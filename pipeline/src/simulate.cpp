@@ -400,6 +400,11 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
     std::optional<OutputLock> lock;
     if (root) lock.emplace(target);
     OutputDir::check_target(target, settings.force);
+    if (root) {
+        OutputDir::check_partial(target, settings.resume);
+        for (const std::string& w : OutputDir::leftovers(target))
+            observer.warning(w);
+    }
     const bool by_sources = comm && settings.distribution == Distribution::Sources;
     if (by_sources && partial)
         throw InputError(
