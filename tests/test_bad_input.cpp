@@ -120,6 +120,7 @@ struct SceneText {
 class BadInput : public ::testing::Test {
   protected:
     ScratchDir dir;
+    int timeout_s = 0;  // > 0: kill a run that takes longer (a case that used to hang)
 
     // Runs `ardent ARGS` and checks the exit code, that stderr contains every one of `needles`,
     // and that the scratch directory is unchanged.
@@ -127,7 +128,7 @@ class BadInput : public ::testing::Test {
                                   std::initializer_list<std::string> needles) {
         SCOPED_TRACE("ardent " + args);
         const std::string before = dir.listing();
-        CommandResult r = run_ardent(args, dir.path());
+        CommandResult r = run_ardent(args, dir.path(), timeout_s);
         EXPECT_EQ(r.exit_code, code) << "stderr: " << r.err << "\nstdout: " << r.out;
         for (const std::string& n : needles)
             EXPECT_NE(r.err.find(n), std::string::npos)
@@ -427,6 +428,17 @@ TEST_F(BadInput, DirectoryAsMesh) {
     fs::create_directory(dir / "room.obj");
     expect_scene_rejected(SceneText().mesh("room.obj"), 2,
                           {"s.json: geometry.mesh:", "room.obj", "directory"});
+}
+
+// A FIFO opened for reading waits for a writer: a mesh path naming one hung ardent for ever
+// (SIGTERM too). Refused before it is opened, naming the scene key and the path.
+TEST_F(BadInput, FifoAsMesh) {
+    ASSERT_EQ(::mkfifo((dir / "room.obj").c_str(), 0644), 0);
+    timeout_s = 60;
+    expect_scene_rejected(SceneText().mesh("room.obj"), 2,
+                          {"s.json: geometry.mesh:", "room.obj", "is a FIFO (named pipe)"});
+    expect_rejected("simulate s.json -o out --quiet", 2,
+                    {"s.json: geometry.mesh:", "room.obj", "is a FIFO (named pipe)"});
 }
 
 TEST_F(BadInput, TextThatIsNotAMesh) {
@@ -754,6 +766,23 @@ TEST_F(BadInput, EmptySceneFile) {
 TEST_F(BadInput, DirectoryAsScene) {
     fs::create_directory(dir / "scene.json");
     expect_rejected("info scene.json", 2, {"scene.json", "directory"});
+}
+
+TEST_F(BadInput, FifoAsScene) {
+    ASSERT_EQ(::mkfifo((dir / "s.json").c_str(), 0644), 0);
+    timeout_s = 60;
+    for (const char* command : {"info s.json", "voxelize s.json -o out.png", "simulate s.json"})
+        expect_rejected(command, 2, {"s.json: is a FIFO (named pipe), expected a scene file"});
+}
+
+// `ardent analyze` reads one audio file: a FIFO, a device or a folder is refused by name.
+TEST_F(BadInput, FifoDeviceOrDirectoryToAnalyze) {
+    ASSERT_EQ(::mkfifo((dir / "ir.wav").c_str(), 0644), 0);
+    fs::create_directory(dir / "folder.wav");
+    timeout_s = 60;
+    expect_rejected("analyze ir.wav", 2, {"'ir.wav': it is a FIFO (named pipe), not a file"});
+    expect_rejected("analyze /dev/zero", 2, {"'/dev/zero': it is a character device"});
+    expect_rejected("analyze folder.wav", 2, {"'folder.wav': it is a directory"});
 }
 
 TEST_F(BadInput, UnreadableSceneFile) {

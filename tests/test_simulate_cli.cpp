@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <hdf5.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -302,6 +303,21 @@ TEST_F(SimulateCli, RefusesAnExistingDirectoryUnlessForced) {
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_NE(r.err.find("notes.txt"), std::string::npos) << r.err;
     EXPECT_TRUE(fs::exists(dir / "out" / "ir" / "notes.txt"));
+}
+
+// --force looks into the folder it would replace without opening anything but regular files: a
+// result.json that is a FIFO hung it (an open waits for a writer).
+TEST_F(SimulateCli, ForceDoesNotOpenAFifo) {
+    ScratchDir dir;
+    dir.write("box.json", tiny_scene());
+    fs::create_directory(dir / "out");
+    ASSERT_EQ(::mkfifo((dir / "out" / "result.json").c_str(), 0644), 0);
+    const auto r =
+        run_ardent("simulate box.json --threads 1 -o out --quiet --force", dir.path(), 60);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("'out' holds no result.json of ardent simulate"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(dir.listing(), "box.json\nout\nout/result.json\n");
 }
 
 // A coefficient no locally reacting wall reaches (above 0.951 at random incidence) is fitted as

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/input_file.h"
 
 namespace ardent::auralize {
 namespace fs = std::filesystem;
@@ -83,6 +84,8 @@ std::uint64_t pack(std::int64_t i, std::int64_t j, std::int64_t k) {
 }  // namespace
 
 bool is_hdf5_file(const fs::path& file) {
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) return false;  // a FIFO would block the open
     std::ifstream in(file, std::ios::binary);
     char sig[8] = {};
     in.read(sig, 8);
@@ -103,6 +106,9 @@ IrGrid::IrGrid(const fs::path& file) : file_(file) {
 
 void IrGrid::open(const fs::path& file) {
     std::error_code ec;
+    if (const std::string kind = special_file_kind(file); !kind.empty())
+        bad(file, "it is " + kind + ", not a file");
+    if (fs::is_directory(file, ec)) bad(file, "it is a directory");
     if (!fs::is_regular_file(file, ec)) bad(file, "no such file");
     if (!is_hdf5_file(file)) bad(file, "not an HDF5 file");
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors become exceptions, not stderr dumps

@@ -52,6 +52,9 @@ std::string not_ours(const fs::path& dir) {
     const auto status = fs::symlink_status(dir, ec);
     if (fs::is_symlink(status)) return quoted(dir) + " is a symbolic link";
     if (!fs::is_directory(status)) return quoted(dir) + " is not a directory";
+    // Not opened unless it is a regular file: opening a FIFO would wait for a writer for ever.
+    if (!fs::is_regular_file(fs::symlink_status(dir / "result.json", ec)))
+        return quoted(dir) + " holds no result.json of ardent simulate";
     try {
         std::ifstream in(dir / "result.json");
         const auto j = nlohmann::json::parse(

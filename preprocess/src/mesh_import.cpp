@@ -9,6 +9,7 @@
 #include <assimp/Importer.hpp>
 
 #include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/input_file.h"
 
 namespace ardent {
 namespace {
@@ -60,6 +61,8 @@ TriangleMesh import_mesh(const std::filesystem::path& file, double scale) {
     if (!std::filesystem::exists(file, ec)) throw InputError(name + ": mesh file not found");
     if (std::filesystem::is_directory(file, ec))
         throw InputError(name + ": is a directory, expected a mesh file");
+    if (const std::string kind = special_file_kind(file); !kind.empty())
+        throw InputError(name + ": is " + kind + ", expected a mesh file");
     {
         std::ifstream probe(file, std::ios::binary);
         if (!probe) throw InputError(name + ": mesh file cannot be read (permission denied?)");

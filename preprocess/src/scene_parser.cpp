@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/input_file.h"
 #include "ardent/preprocess/wall_admittance.h"
 
 namespace ardent {
@@ -635,6 +636,8 @@ Scene load_scene(const std::filesystem::path& file) {
         throw InputError(file.string() + ": no such scene file");
     if (std::filesystem::is_directory(file, ec))
         throw InputError(file.string() + ": is a directory, expected a scene file (.json)");
+    if (const std::string kind = special_file_kind(file); !kind.empty())
+        throw InputError(file.string() + ": is " + kind + ", expected a scene file (.json)");
     std::ifstream in(file, std::ios::binary);
     if (!in) throw InputError(file.string() + ": cannot be read (permission denied?)");
     std::ostringstream ss;
