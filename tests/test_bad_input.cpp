@@ -748,6 +748,37 @@ TEST_F(BadInput, DeeplyNestedJson) {
     EXPECT_NE(r2.err.find("max_frequency"), std::string::npos) << r2.err;
 }
 
+// Random bytes as a scene gave "1:1: unexpected end of input" (and echoed the bytes): say that
+// the file is not JSON text, or not UTF-8, naming it, with nothing but printable text.
+TEST_F(BadInput, SceneThatIsNotJsonText) {
+    std::mt19937 rng(23);
+    std::string bytes(4096, '\0');
+    for (char& c : bytes)
+        c = static_cast<char>(rng() & 0xff);
+    const auto printable = [](const std::string& text) {
+        return std::all_of(text.begin(), text.end(),
+                           [](char c) { return c == '\n' || (c >= 0x20 && c < 0x7f); });
+    };
+    for (const std::string& head : {std::string(), std::string(1, '\0'), std::string("{")}) {
+        dir.write("s.json", head + bytes);
+        const auto r = expect_rejected("info s.json", 2, {"s.json: is not a text file"});
+        EXPECT_TRUE(printable(r.err)) << r.err;
+    }
+    // Text in another encoding: UTF-16 (with its byte order mark), and Latin-1's "é".
+    dir.write("s.json", std::string("\xFF\xFE{\0}\0", 6));
+    expect_rejected("info s.json", 2, {"s.json: is not UTF-8 text (it is UTF-16)"});
+    std::string latin = SceneText().set("name", "\"caf\xE9\"").str();
+    dir.write("s.json", latin);
+    const auto r =
+        expect_rejected("info s.json", 2, {"s.json: is not UTF-8 text: byte 0xE9 at 3:15"});
+    EXPECT_TRUE(printable(r.err)) << r.err;
+    // Text that is not JSON at all; a UTF-8 byte order mark is fine.
+    expect_scene_rejected("Dear Sir,\nplease find the room attached.\n", 2,
+                          {"s.json: is not JSON: it starts with 'D' at 1:1"});
+    dir.write("s.json", "\xEF\xBB\xBF" + SceneText().str());
+    EXPECT_EQ(run_ardent("info s.json", dir.path()).exit_code, 0);
+}
+
 TEST_F(BadInput, SceneFileThatDoesNotExist) {
     expect_rejected("info nothere.json", 2, {"nothere.json", "no such"});
     expect_rejected("voxelize nothere.json --slice z=1 -o out.png", 2, {"nothere.json", "no such"});
