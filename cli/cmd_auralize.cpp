@@ -26,6 +26,7 @@
 #include "ardent/auralize/render.h"
 #include "ardent/auralize/resample.h"
 #include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/number_text.h"
 #include "commands.h"
 #include "validators.h"
 
@@ -68,9 +69,7 @@ Point parse_point(const std::string& text, const char* option) {
 }
 
 std::string fmt_point(const Point& p) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "(%.3f, %.3f, %.3f)", p[0], p[1], p[2]);
-    return buf;
+    return point_text(p[0], p[1], p[2], 3);
 }
 
 double db(double linear) {

@@ -147,6 +147,8 @@ TEST_F(AuralizeBadInput, SofaFilesThatAreNotSofa) {
 TEST_F(AuralizeBadInput, ListenerOutsideTheGridOrMissing) {
     expect_rejected("dry.wav grid.h5 --listener 9,9,9 -o out.wav",
                     {"grid.h5", "outside the listener grid", "(9.000, 9.000, 9.000)"});
+    expect_rejected("dry.wav grid.h5 --listener 1e308,1,-2e7 -o out.wav",
+                    {"listener (1e+308, 1.000, -2e+07) is outside the listener grid"});
     expect_rejected("dry.wav grid.h5 -o out.wav", {"grid.h5", "--listener"});
     expect_rejected("dry.wav grid.h5 --listener 1,1 -o out.wav", {"--listener", "1,1"});
     expect_rejected("dry.wav grid.h5 --listener 1,nan,1 -o out.wav", {"--listener"});

@@ -563,6 +563,20 @@ TEST_F(BadInput, ReceiverOutsideTheModel) {
         {"s.json", "receiver \"Ear\"", "outside the model"});
 }
 
+// A position of 1e308 printed as about 300 digits, cut off mid-number by the buffer.
+TEST_F(BadInput, HugeCoordinatesArePrintedCompactly) {
+    expect_scene_rejected(
+        SceneText().set("sources", R"([{"name": "Far", "position": [1e308, 1.2, 1.4]}])"), 2,
+        {"s.json: source \"Far\" at (1e+308, 1.20, 1.40) is outside the model, which spans x 0.00 "
+         "m "
+         "to 6.00 m"});
+    const auto r = expect_rejected("info s.json", 2, {"(1e+308, 1.20, 1.40)"});
+    EXPECT_LT(r.err.size(), 200u) << r.err;
+    expect_scene_rejected(
+        SceneText().set("receivers", R"([{"name": "Ear", "position": [4.2, -1.5e12, 1.6]}])"), 2,
+        {"receiver \"Ear\" at (4.20, -1.5e+12, 1.60) is outside the model"});
+}
+
 TEST_F(BadInput, SourcesInDisconnectedRooms) {
     ObjWriter w;
     w.box({0, 0, 0}, {3, 3, 3}, kRoomNames);

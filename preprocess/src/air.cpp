@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/number_text.h"
 #include "enclosed_region.h"
 #include "run_components.h"
 
@@ -13,15 +14,11 @@ namespace ardent {
 namespace {
 
 std::string fmt(Vec3 p) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "(%.2f, %.2f, %.2f)", p.x, p.y, p.z);
-    return buf;
+    return point_text(p.x, p.y, p.z, 2);
 }
 
 std::string fmt_m(double d) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f m", d);
-    return buf;
+    return number_text(d, 2) + " m";
 }
 
 constexpr int kNeighbour[6][3] = {{-1, 0, 0}, {1, 0, 0},  {0, -1, 0},
