@@ -515,6 +515,26 @@ TEST_F(BadInput, SourceInsideAPillar) {
                           2, {"s.json", "source \"S1\"", "inside"});
 }
 
+// With a second source in the room's air, the one inside the pillar is still the one named,
+// first or second in the list (first, it was reported as the other one).
+TEST_F(BadInput, SourceInsideAPillarWithASecondSource) {
+    ObjWriter w;
+    w.box({0, 0, 0}, {6, 4, 3}, kRoomNames);
+    w.box({2, 1.5, 0.5}, {3.5, 2.5, 2.5},
+          {"Pillar", "Pillar", "Pillar", "Pillar", "Pillar", "Pillar"});
+    dir.write("room.obj", w.text());
+    const std::string in_pillar = R"({"name": "Inside", "position": [2.75, 2.0, 1.5]})";
+    const std::string in_room = R"({"name": "Fine", "position": [1.0, 1.0, 1.5]})";
+    for (const bool pillar_first : {true, false}) {
+        SCOPED_TRACE(pillar_first ? "the source in the pillar first" : "second");
+        const std::string sources =
+            "[" + (pillar_first ? in_pillar + ", " + in_room : in_room + ", " + in_pillar) + "]";
+        dir.write("s.json", SceneText().mesh("room.obj").set("sources", sources).str());
+        const auto r = expect_rejected("info s.json", 2, {"s.json: source \"Inside\"", "inside"});
+        EXPECT_EQ(r.err.find("Fine"), std::string::npos) << r.err;
+    }
+}
+
 // A room with 0.5 m thick walls modelled as a solid: an outer shell with normals pointing out and
 // an inner shell with normals pointing into the room. A source in the wall is not in the room.
 TEST_F(BadInput, SourceInsideAThickWall) {
