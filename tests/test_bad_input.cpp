@@ -467,6 +467,38 @@ TEST_F(BadInput, MeshWithVerticesOnly) {
     expect_scene_rejected(SceneText().mesh("room.obj"), 2, {"s.json: geometry.mesh:", "room.obj"});
 }
 
+// Assimp's own words leaked out ("Validation failed: aiScene::mNumMeshes is 0. At least one mesh
+// must be there"): a model without surfaces is said to have no triangles, naming the file, and
+// no message names Assimp's data structures.
+TEST_F(BadInput, MeshWithoutSurfacesOrWithBadIndices) {
+    const auto no_internals = [](const CommandResult& r) {
+        for (const char* word : {"aiScene", "aiMesh", "::m", "Validation failed"})
+            EXPECT_EQ(r.err.find(word), std::string::npos) << r.err;
+    };
+    for (const char* text :
+         {"mtllib room.mtl\no thing\n", "g group\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n",
+          "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n\n\n\n\n\n\n\n\n\n\n\n"}) {
+        dir.write("room.obj", text);
+        dir.write("s.json", SceneText().mesh("room.obj").str());
+        no_internals(expect_rejected(
+            "info s.json", 2,
+            {"s.json: geometry.mesh:", "room.obj: the mesh file has no triangles"}));
+    }
+    // A PLY face that names a vertex the file does not have.
+    dir.write("room.ply",
+              "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+              "property float z\nelement face 1\nproperty list uchar int vertex_indices\n"
+              "end_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 7\n");
+    dir.write("s.json", SceneText().mesh("room.ply").str());
+    no_internals(expect_rejected(
+        "info s.json", 2,
+        {"room.ply: not a readable mesh: a face refers to a vertex that the file does not have"}));
+    // A file no importer takes.
+    dir.write("room.txt", "hello\n");
+    dir.write("s.json", SceneText().mesh("room.txt").str());
+    expect_rejected("info s.json", 2, {"room.txt: not a model format Assimp reads (OBJ"});
+}
+
 TEST_F(BadInput, EmptyMeshFile) {
     dir.write("room.obj", "");
     expect_scene_rejected(SceneText().mesh("room.obj"), 2,
