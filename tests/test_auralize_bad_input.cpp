@@ -155,9 +155,25 @@ TEST_F(AuralizeBadInput, ListenerOutsideTheGridOrMissing) {
     expect_rejected("dry.wav ir.wav --listener 1,1,1 -o out.wav", {"--listener", "ir.wav"});
 }
 
+// A damaged grid file is reported as one, with or without --listener: random bytes named .h5 (no
+// HDF5 signature left) were read as audio ("cannot read 'x.h5' as audio").
 TEST_F(AuralizeBadInput, CorruptGrid) {
+    const std::string not_ours = " is not a readable Ardent grid file";
     dir.write("bad.h5", std::string("\x89HDF\r\n\x1a\n", 8) + std::string(500, '\0'));
-    expect_rejected("dry.wav bad.h5 --listener 1,1,1 -o out.wav", {"bad.h5", "listener grid"});
+    expect_rejected("dry.wav bad.h5 --listener 1,1,1 -o out.wav",
+                    {"'bad.h5'" + not_ours, "listener grid", "HDF5 cannot open it"});
+    std::ifstream in(dir / "grid.h5", std::ios::binary);
+    const std::string grid{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    dir.write("cut.h5", grid.substr(0, grid.size() / 3));
+    std::string noise(4096, '\0');
+    for (size_t i = 0; i < noise.size(); ++i)
+        noise[i] = static_cast<char>((i * 2654435761u) >> 13);
+    dir.write("noise.h5", noise);
+    for (const char* name : {"cut.h5", "noise.h5"})
+        for (const char* listener : {" --listener 1,1,1", ""}) {
+            const auto args = std::string("dry.wav ") + name + listener + " -o out.wav";
+            expect_rejected(args, {"'" + std::string(name) + "'" + not_ours});
+        }
 }
 
 // Every file auralize reads, given as a FIFO (which hung it: opening one waits for a writer), a
