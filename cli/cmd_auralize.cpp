@@ -3,6 +3,7 @@
 // binaurally through a SOFA HRTF set. All checks come before any work; the output is written
 // atomically, so a failed run leaves nothing behind.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -25,6 +26,7 @@
 #include "ardent/auralize/render.h"
 #include "ardent/auralize/resample.h"
 #include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/number_text.h"
 #include "commands.h"
 #include "validators.h"
 
@@ -67,9 +69,7 @@ Point parse_point(const std::string& text, const char* option) {
 }
 
 std::string fmt_point(const Point& p) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "(%.3f, %.3f, %.3f)", p[0], p[1], p[2]);
-    return buf;
+    return point_text(p[0], p[1], p[2], 3);
 }
 
 double db(double linear) {
@@ -167,7 +167,13 @@ Action add_auralize(CLI::App& app) {
                 std::sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]) < 1e-6 * nf * nu)
                 throw InputError("--facing and --up must be non-zero and not parallel");
         }
-        const bool grid_input = auralize::is_hdf5_file(ir_path);
+        // A grid by its signature, or by its name (.h5): a damaged grid file, or a FIFO or
+        // folder named like one, is then reported as what it was meant to be, not as audio.
+        std::string ext = ir_path.extension().string();
+        std::transform(ext.begin(), ext.end(), ext.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        const bool grid_input = auralize::is_hdf5_file(ir_path) || ext == ".h5" || ext == ".hdf5";
+        if (!o->hrtf.empty()) auralize::HrtfSet::check_file(o->hrtf);
         if (!grid_input && !o->listener.empty())
             throw InputError("--listener needs a listener grid (.h5 from ardent simulate); " +
                              quoted(ir_path) + " is an impulse response");

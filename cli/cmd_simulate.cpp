@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "ardent/distributed/mpi.h"
+#include "ardent/pipeline/output_lock.h"
 #include "ardent/pipeline/simulate.h"
 #include "ardent/pipeline/simulate_output.h"
 #include "ardent/preprocess/errors.h"
@@ -84,6 +85,10 @@ class ProgressObserver final : public pipeline::SimulateObserver {
         progress_.begin(label, total_steps, "steps", steps_done);
     }
     void progress(size_t steps_done) override { progress_.update(steps_done); }
+    // Printed even with --quiet, as the material warnings are.
+    void warning(const std::string& text) override {
+        std::fprintf(stderr, "ardent: warning: %s\n", text.c_str());
+    }
     void source_end() override { progress_.end(); }
     void source_stopped() override { progress_.abandon(); }
     void geometric_begin(const std::string& source, size_t rays) override {
@@ -107,6 +112,8 @@ int run(const Opts& o, Communicator* comm) {
     pipeline::SimulateSettings settings;
     settings.output =
         o.out.empty() ? fs::path(fs::path(o.scene).stem().string() + ".ardent") : fs::path(o.out);
+    // "-o out/" names the folder out: its lock file and temporary folders go beside it.
+    if (!settings.output.has_filename()) settings.output = settings.output.parent_path();
     settings.force = o.force;
     settings.resume = o.resume;
     settings.precision = o.precision == "float64" ? Precision::Float64 : Precision::Float32;
@@ -116,8 +123,14 @@ int run(const Opts& o, Communicator* comm) {
     settings.distribution = o.distributed == "sources" ? pipeline::Distribution::Sources
                                                        : pipeline::Distribution::Partitions;
     if (comm) settings.gpu = distributed::local_rank();
-    // Refused before anything is printed (simulate() checks again).
-    pipeline::OutputDir::check_target(settings.output, settings.force);
+    // Refused before anything is printed (simulate() checks again, holding the lock for the run).
+    if (root) {
+        const pipeline::OutputLock probe(settings.output);  // another run to this output?
+        pipeline::OutputDir::check_target(settings.output, settings.force);
+        pipeline::OutputDir::check_partial(settings.output, settings.resume);
+    } else {
+        pipeline::OutputDir::check_target(settings.output, settings.force);
+    }
     // Coefficients no locally reacting wall reaches, and bands the fit misses (ardent info lists
     // them too): the run goes on with the closest wall.
     for (const WallFit& f : fit_walls(scene))

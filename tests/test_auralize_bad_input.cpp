@@ -2,6 +2,7 @@
 // test_bad_input.cpp: every case exits with 2, says on stderr which file or option is wrong and
 // how, and writes nothing (the scratch directory is unchanged).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdint>
 #include <cstring>
@@ -72,7 +73,7 @@ class AuralizeBadInput : public ::testing::Test {
     void expect_rejected(const std::string& args, std::initializer_list<std::string> needles) {
         SCOPED_TRACE("ardent auralize " + args);
         const std::string before = dir.listing();
-        const CommandResult r = run_ardent("auralize " + args, dir.path());
+        const CommandResult r = run_ardent("auralize " + args, dir.path(), 60);
         EXPECT_EQ(r.exit_code, 2) << "stderr: " << r.err << "\nstdout: " << r.out;
         for (const std::string& n : needles)
             EXPECT_NE(r.err.find(n), std::string::npos)
@@ -146,15 +147,54 @@ TEST_F(AuralizeBadInput, SofaFilesThatAreNotSofa) {
 TEST_F(AuralizeBadInput, ListenerOutsideTheGridOrMissing) {
     expect_rejected("dry.wav grid.h5 --listener 9,9,9 -o out.wav",
                     {"grid.h5", "outside the listener grid", "(9.000, 9.000, 9.000)"});
+    expect_rejected("dry.wav grid.h5 --listener 1e308,1,-2e7 -o out.wav",
+                    {"listener (1e+308, 1.000, -2e+07) is outside the listener grid"});
     expect_rejected("dry.wav grid.h5 -o out.wav", {"grid.h5", "--listener"});
     expect_rejected("dry.wav grid.h5 --listener 1,1 -o out.wav", {"--listener", "1,1"});
     expect_rejected("dry.wav grid.h5 --listener 1,nan,1 -o out.wav", {"--listener"});
     expect_rejected("dry.wav ir.wav --listener 1,1,1 -o out.wav", {"--listener", "ir.wav"});
 }
 
+// A damaged grid file is reported as one, with or without --listener: random bytes named .h5 (no
+// HDF5 signature left) were read as audio ("cannot read 'x.h5' as audio").
 TEST_F(AuralizeBadInput, CorruptGrid) {
+    const std::string not_ours = " is not a readable Ardent grid file";
     dir.write("bad.h5", std::string("\x89HDF\r\n\x1a\n", 8) + std::string(500, '\0'));
-    expect_rejected("dry.wav bad.h5 --listener 1,1,1 -o out.wav", {"bad.h5", "listener grid"});
+    expect_rejected("dry.wav bad.h5 --listener 1,1,1 -o out.wav",
+                    {"'bad.h5'" + not_ours, "listener grid", "HDF5 cannot open it"});
+    std::ifstream in(dir / "grid.h5", std::ios::binary);
+    const std::string grid{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    dir.write("cut.h5", grid.substr(0, grid.size() / 3));
+    std::string noise(4096, '\0');
+    for (size_t i = 0; i < noise.size(); ++i)
+        noise[i] = static_cast<char>((i * 2654435761u) >> 13);
+    dir.write("noise.h5", noise);
+    for (const char* name : {"cut.h5", "noise.h5"})
+        for (const char* listener : {" --listener 1,1,1", ""}) {
+            const auto args = std::string("dry.wav ") + name + listener + " -o out.wav";
+            expect_rejected(args, {"'" + std::string(name) + "'" + not_ours});
+        }
+}
+
+// Every file auralize reads, given as a FIFO (which hung it: opening one waits for a writer), a
+// device or a folder: refused before it is opened, by name and kind.
+TEST_F(AuralizeBadInput, FifosDevicesAndFoldersAsInputs) {
+    for (const char* name : {"pipe.wav", "pipe.h5", "pipe.sofa"})
+        ASSERT_EQ(::mkfifo((dir / name).c_str(), 0644), 0);
+    for (const char* name : {"folder.wav", "folder.h5", "folder.sofa"})
+        fs::create_directory(dir / name);
+    const std::string fifo = ": it is a FIFO (named pipe), not a file";
+    expect_rejected("pipe.wav ir.wav -o out.wav", {"'pipe.wav'" + fifo});
+    expect_rejected("dry.wav pipe.wav -o out.wav", {"'pipe.wav'" + fifo});
+    expect_rejected("dry.wav pipe.h5 --listener 1,1,1 -o out.wav", {"'pipe.h5'", fifo});
+    expect_rejected("dry.wav grid.h5 --listener 1,1,1 --hrtf pipe.sofa -o out.wav",
+                    {"HRTF set 'pipe.sofa'" + fifo});
+    expect_rejected("/dev/zero ir.wav -o out.wav", {"'/dev/zero': it is a character device"});
+    expect_rejected("folder.wav ir.wav -o out.wav", {"'folder.wav': it is a directory"});
+    expect_rejected("dry.wav folder.h5 --listener 1,1,1 -o out.wav",
+                    {"'folder.h5'", "it is a directory"});
+    expect_rejected("dry.wav grid.h5 --listener 1,1,1 --hrtf folder.sofa -o out.wav",
+                    {"HRTF set 'folder.sofa': it is a directory"});
 }
 
 TEST_F(AuralizeBadInput, DirectionsNeeded) {

@@ -120,6 +120,7 @@ struct SceneText {
 class BadInput : public ::testing::Test {
   protected:
     ScratchDir dir;
+    int timeout_s = 0;  // > 0: kill a run that takes longer (a case that used to hang)
 
     // Runs `ardent ARGS` and checks the exit code, that stderr contains every one of `needles`,
     // and that the scratch directory is unchanged.
@@ -127,7 +128,7 @@ class BadInput : public ::testing::Test {
                                   std::initializer_list<std::string> needles) {
         SCOPED_TRACE("ardent " + args);
         const std::string before = dir.listing();
-        CommandResult r = run_ardent(args, dir.path());
+        CommandResult r = run_ardent(args, dir.path(), timeout_s);
         EXPECT_EQ(r.exit_code, code) << "stderr: " << r.err << "\nstdout: " << r.out;
         for (const std::string& n : needles)
             EXPECT_NE(r.err.find(n), std::string::npos)
@@ -429,6 +430,17 @@ TEST_F(BadInput, DirectoryAsMesh) {
                           {"s.json: geometry.mesh:", "room.obj", "directory"});
 }
 
+// A FIFO opened for reading waits for a writer: a mesh path naming one hung ardent for ever
+// (SIGTERM too). Refused before it is opened, naming the scene key and the path.
+TEST_F(BadInput, FifoAsMesh) {
+    ASSERT_EQ(::mkfifo((dir / "room.obj").c_str(), 0644), 0);
+    timeout_s = 60;
+    expect_scene_rejected(SceneText().mesh("room.obj"), 2,
+                          {"s.json: geometry.mesh:", "room.obj", "is a FIFO (named pipe)"});
+    expect_rejected("simulate s.json -o out --quiet", 2,
+                    {"s.json: geometry.mesh:", "room.obj", "is a FIFO (named pipe)"});
+}
+
 TEST_F(BadInput, TextThatIsNotAMesh) {
     dir.write("room.obj", "This is a letter, not a model.\nRegards,\n");
     expect_scene_rejected(SceneText().mesh("room.obj"), 2, {"s.json: geometry.mesh:", "room.obj"});
@@ -453,6 +465,38 @@ TEST_F(BadInput, GarbageStl) {
 TEST_F(BadInput, MeshWithVerticesOnly) {
     dir.write("room.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n");
     expect_scene_rejected(SceneText().mesh("room.obj"), 2, {"s.json: geometry.mesh:", "room.obj"});
+}
+
+// Assimp's own words leaked out ("Validation failed: aiScene::mNumMeshes is 0. At least one mesh
+// must be there"): a model without surfaces is said to have no triangles, naming the file, and
+// no message names Assimp's data structures.
+TEST_F(BadInput, MeshWithoutSurfacesOrWithBadIndices) {
+    const auto no_internals = [](const CommandResult& r) {
+        for (const char* word : {"aiScene", "aiMesh", "::m", "Validation failed"})
+            EXPECT_EQ(r.err.find(word), std::string::npos) << r.err;
+    };
+    for (const char* text :
+         {"mtllib room.mtl\no thing\n", "g group\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n",
+          "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n\n\n\n\n\n\n\n\n\n\n\n"}) {
+        dir.write("room.obj", text);
+        dir.write("s.json", SceneText().mesh("room.obj").str());
+        no_internals(expect_rejected(
+            "info s.json", 2,
+            {"s.json: geometry.mesh:", "room.obj: the mesh file has no triangles"}));
+    }
+    // A PLY face that names a vertex the file does not have.
+    dir.write("room.ply",
+              "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+              "property float z\nelement face 1\nproperty list uchar int vertex_indices\n"
+              "end_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 7\n");
+    dir.write("s.json", SceneText().mesh("room.ply").str());
+    no_internals(expect_rejected(
+        "info s.json", 2,
+        {"room.ply: not a readable mesh: a face refers to a vertex that the file does not have"}));
+    // A file no importer takes.
+    dir.write("room.txt", "hello\n");
+    dir.write("s.json", SceneText().mesh("room.txt").str());
+    expect_rejected("info s.json", 2, {"room.txt: not a model format Assimp reads (OBJ"});
 }
 
 TEST_F(BadInput, EmptyMeshFile) {
@@ -503,6 +547,26 @@ TEST_F(BadInput, SourceInsideAPillar) {
                           2, {"s.json", "source \"S1\"", "inside"});
 }
 
+// With a second source in the room's air, the one inside the pillar is still the one named,
+// first or second in the list (first, it was reported as the other one).
+TEST_F(BadInput, SourceInsideAPillarWithASecondSource) {
+    ObjWriter w;
+    w.box({0, 0, 0}, {6, 4, 3}, kRoomNames);
+    w.box({2, 1.5, 0.5}, {3.5, 2.5, 2.5},
+          {"Pillar", "Pillar", "Pillar", "Pillar", "Pillar", "Pillar"});
+    dir.write("room.obj", w.text());
+    const std::string in_pillar = R"({"name": "Inside", "position": [2.75, 2.0, 1.5]})";
+    const std::string in_room = R"({"name": "Fine", "position": [1.0, 1.0, 1.5]})";
+    for (const bool pillar_first : {true, false}) {
+        SCOPED_TRACE(pillar_first ? "the source in the pillar first" : "second");
+        const std::string sources =
+            "[" + (pillar_first ? in_pillar + ", " + in_room : in_room + ", " + in_pillar) + "]";
+        dir.write("s.json", SceneText().mesh("room.obj").set("sources", sources).str());
+        const auto r = expect_rejected("info s.json", 2, {"s.json: source \"Inside\"", "inside"});
+        EXPECT_EQ(r.err.find("Fine"), std::string::npos) << r.err;
+    }
+}
+
 // A room with 0.5 m thick walls modelled as a solid: an outer shell with normals pointing out and
 // an inner shell with normals pointing into the room. A source in the wall is not in the room.
 TEST_F(BadInput, SourceInsideAThickWall) {
@@ -549,6 +613,20 @@ TEST_F(BadInput, ReceiverOutsideTheModel) {
     expect_scene_rejected(
         SceneText().set("receivers", R"([{"name": "Ear", "position": [1, -2, 1]}])"), 2,
         {"s.json", "receiver \"Ear\"", "outside the model"});
+}
+
+// A position of 1e308 printed as about 300 digits, cut off mid-number by the buffer.
+TEST_F(BadInput, HugeCoordinatesArePrintedCompactly) {
+    expect_scene_rejected(
+        SceneText().set("sources", R"([{"name": "Far", "position": [1e308, 1.2, 1.4]}])"), 2,
+        {"s.json: source \"Far\" at (1e+308, 1.20, 1.40) is outside the model, which spans x 0.00 "
+         "m "
+         "to 6.00 m"});
+    const auto r = expect_rejected("info s.json", 2, {"(1e+308, 1.20, 1.40)"});
+    EXPECT_LT(r.err.size(), 200u) << r.err;
+    expect_scene_rejected(
+        SceneText().set("receivers", R"([{"name": "Ear", "position": [4.2, -1.5e12, 1.6]}])"), 2,
+        {"receiver \"Ear\" at (4.20, -1.5e+12, 1.60) is outside the model"});
 }
 
 TEST_F(BadInput, SourcesInDisconnectedRooms) {
@@ -736,6 +814,37 @@ TEST_F(BadInput, DeeplyNestedJson) {
     EXPECT_NE(r2.err.find("max_frequency"), std::string::npos) << r2.err;
 }
 
+// Random bytes as a scene gave "1:1: unexpected end of input" (and echoed the bytes): say that
+// the file is not JSON text, or not UTF-8, naming it, with nothing but printable text.
+TEST_F(BadInput, SceneThatIsNotJsonText) {
+    std::mt19937 rng(23);
+    std::string bytes(4096, '\0');
+    for (char& c : bytes)
+        c = static_cast<char>(rng() & 0xff);
+    const auto printable = [](const std::string& text) {
+        return std::all_of(text.begin(), text.end(),
+                           [](char c) { return c == '\n' || (c >= 0x20 && c < 0x7f); });
+    };
+    for (const std::string& head : {std::string(), std::string(1, '\0'), std::string("{")}) {
+        dir.write("s.json", head + bytes);
+        const auto r = expect_rejected("info s.json", 2, {"s.json: is not a text file"});
+        EXPECT_TRUE(printable(r.err)) << r.err;
+    }
+    // Text in another encoding: UTF-16 (with its byte order mark), and Latin-1's "é".
+    dir.write("s.json", std::string("\xFF\xFE{\0}\0", 6));
+    expect_rejected("info s.json", 2, {"s.json: is not UTF-8 text (it is UTF-16)"});
+    std::string latin = SceneText().set("name", "\"caf\xE9\"").str();
+    dir.write("s.json", latin);
+    const auto r =
+        expect_rejected("info s.json", 2, {"s.json: is not UTF-8 text: byte 0xE9 at 3:15"});
+    EXPECT_TRUE(printable(r.err)) << r.err;
+    // Text that is not JSON at all; a UTF-8 byte order mark is fine.
+    expect_scene_rejected("Dear Sir,\nplease find the room attached.\n", 2,
+                          {"s.json: is not JSON: it starts with 'D' at 1:1"});
+    dir.write("s.json", "\xEF\xBB\xBF" + SceneText().str());
+    EXPECT_EQ(run_ardent("info s.json", dir.path()).exit_code, 0);
+}
+
 TEST_F(BadInput, SceneFileThatDoesNotExist) {
     expect_rejected("info nothere.json", 2, {"nothere.json", "no such"});
     expect_rejected("voxelize nothere.json --slice z=1 -o out.png", 2, {"nothere.json", "no such"});
@@ -754,6 +863,23 @@ TEST_F(BadInput, EmptySceneFile) {
 TEST_F(BadInput, DirectoryAsScene) {
     fs::create_directory(dir / "scene.json");
     expect_rejected("info scene.json", 2, {"scene.json", "directory"});
+}
+
+TEST_F(BadInput, FifoAsScene) {
+    ASSERT_EQ(::mkfifo((dir / "s.json").c_str(), 0644), 0);
+    timeout_s = 60;
+    for (const char* command : {"info s.json", "voxelize s.json -o out.png", "simulate s.json"})
+        expect_rejected(command, 2, {"s.json: is a FIFO (named pipe), expected a scene file"});
+}
+
+// `ardent analyze` reads one audio file: a FIFO, a device or a folder is refused by name.
+TEST_F(BadInput, FifoDeviceOrDirectoryToAnalyze) {
+    ASSERT_EQ(::mkfifo((dir / "ir.wav").c_str(), 0644), 0);
+    fs::create_directory(dir / "folder.wav");
+    timeout_s = 60;
+    expect_rejected("analyze ir.wav", 2, {"'ir.wav': it is a FIFO (named pipe), not a file"});
+    expect_rejected("analyze /dev/zero", 2, {"'/dev/zero': it is a character device"});
+    expect_rejected("analyze folder.wav", 2, {"'folder.wav': it is a directory"});
 }
 
 TEST_F(BadInput, UnreadableSceneFile) {

@@ -1,9 +1,11 @@
 // `ardent simulate` through the real command line: the files it writes (IR WAVs at the output
 // rate, the listener-grid HDF5 file, result.json), the atomic output directory (refused when it
-// exists, replaced with --force, nothing left by bad input or Ctrl-C) and the checkpoint options.
+// exists, replaced with --force, nothing left by bad input or Ctrl-C), the checkpoint options, one
+// run per output (DIR.lock) and what a killed run leaves.
 #include <fcntl.h>
 #include <hdf5.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -118,6 +120,22 @@ int interrupt_after(pid_t pid, std::chrono::milliseconds after) {
 std::string slurp(const fs::path& p) {
     std::ifstream in(p);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Waits (up to 10 s) until `file` exists and holds `text`.
+bool wait_for(const fs::path& file, const std::string& text = "") {
+    for (int i = 0; i < 2000; ++i) {
+        if (fs::exists(file) && slurp(file).find(text) != std::string::npos) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+}
+
+int kill_and_wait(pid_t pid, int sig) {
+    kill(pid, sig);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 }  // namespace
@@ -287,6 +305,21 @@ TEST_F(SimulateCli, RefusesAnExistingDirectoryUnlessForced) {
     EXPECT_TRUE(fs::exists(dir / "out" / "ir" / "notes.txt"));
 }
 
+// --force looks into the folder it would replace without opening anything but regular files: a
+// result.json that is a FIFO hung it (an open waits for a writer).
+TEST_F(SimulateCli, ForceDoesNotOpenAFifo) {
+    ScratchDir dir;
+    dir.write("box.json", tiny_scene());
+    fs::create_directory(dir / "out");
+    ASSERT_EQ(::mkfifo((dir / "out" / "result.json").c_str(), 0644), 0);
+    const auto r =
+        run_ardent("simulate box.json --threads 1 -o out --quiet --force", dir.path(), 60);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("'out' holds no result.json of ardent simulate"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(dir.listing(), "box.json\nout\nout/result.json\n");
+}
+
 // A coefficient no locally reacting wall reaches (above 0.951 at random incidence) is fitted as
 // closely as it can be: the run goes on and says so, naming the material and the band.
 TEST_F(SimulateCli, WarnsOfAnAbsorptionNoWallReaches) {
@@ -370,13 +403,28 @@ TEST_F(SimulateCli, CheckpointAndResume) {
     EXPECT_NE(slurp(logs / "err").find("--resume"), std::string::npos) << slurp(logs / "err");
     EXPECT_TRUE(fs::is_directory(dir / "out.tmp-partial"));
     EXPECT_FALSE(fs::exists(dir / "out"));
-    // A plain run refuses to start over the partial one.
-    EXPECT_EQ(
-        run_ardent(
-            "simulate box.json --threads 1 -o out --quiet --checkpoint-every 50 --duration 0.5",
-            dir.path())
-            .exit_code,
-        2);
+    // A new run refuses to start over the partial one, checkpointed or not (a run without
+    // checkpoints ignored it, finished beside it and left it behind, and --resume was then
+    // refused), and says how to continue it or start again.
+    const std::string listing = dir.listing();
+    for (const char* args : {"--checkpoint-every 50", "", "--force"}) {
+        r = run_ardent(
+            std::string("simulate box.json --threads 1 -o out --quiet --duration 0.5 ") + args,
+            dir.path());
+        EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+        EXPECT_NE(r.err.find("was stopped and is kept in 'out.tmp-partial'"), std::string::npos)
+            << r.err;
+        EXPECT_NE(r.err.find("--resume"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("rm -r 'out.tmp-partial'"), std::string::npos) << r.err;
+        EXPECT_EQ(dir.listing(), listing) << args;
+    }
+    // --resume needs a partial run.
+    r = run_ardent("simulate box.json --threads 1 -o other --quiet --resume", dir.path());
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("nothing to resume: no partial run at 'other.tmp-partial'"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(dir.listing(), listing);
     r = run_ardent("simulate box.json --threads 1 -o out --quiet --resume --duration 0.5",
                    dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -385,4 +433,93 @@ TEST_F(SimulateCli, CheckpointAndResume) {
     ASSERT_EQ(resumed.samples.size(), reference.samples.size());
     for (size_t i = 0; i < reference.samples.size(); ++i)
         ASSERT_EQ(resumed.samples[i], reference.samples[i]) << i;
+}
+
+// One run per output: while a run holds out.lock, a second run to `out`, or a --resume of the
+// running checkpointed job, is refused at once with the holder's process id, and writes nothing;
+// the lock file goes when the run ends. (Both runs used to compute and race to the end.)
+TEST_F(SimulateCli, OneRunPerOutput) {
+    ScratchDir dir, logs;
+    dir.write("box.json", tiny_scene("600"));
+    for (const bool checkpointed : {false, true}) {
+        SCOPED_TRACE(checkpointed ? "checkpointed" : "plain");
+        std::vector<std::string> args = {"simulate", "box.json", "--threads", "1", "-o", "out"};
+        if (checkpointed) args.insert(args.end(), {"--checkpoint-every", "50"});
+        const pid_t pid = start_ardent(args, dir.path(), logs / "err");
+        ASSERT_GT(pid, 0);
+        const std::string holder = std::to_string(pid);
+        const fs::path tmp = dir / (checkpointed ? "out.tmp-partial" : "out.tmp-" + holder);
+        ASSERT_TRUE(wait_for(dir / "out.lock", "pid " + holder + "\n")) << slurp(logs / "err");
+        for (int i = 0; i < 2000 && !fs::exists(tmp); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        const std::string listing = dir.listing();
+        for (const std::string& second :
+             {std::string("--quiet"), std::string("--quiet --force"),
+              std::string(checkpointed ? "--quiet --resume" : "--quiet --checkpoint-every 50")}) {
+            const auto r = run_ardent("simulate box.json --threads 1 -o out " + second, dir.path());
+            EXPECT_EQ(r.exit_code, 2) << second << ": " << r.err;
+            EXPECT_NE(r.err.find("another ardent simulate (process " + holder +
+                                 ") is writing 'out' and holds its lock 'out.lock'"),
+                      std::string::npos)
+                << r.err;
+            EXPECT_EQ(dir.listing(), listing) << second;
+        }
+        EXPECT_EQ(kill_and_wait(pid, SIGINT), 130) << slurp(logs / "err");
+        // No lock file left; only a checkpointed run's partial directory stays.
+        std::string top;
+        for (const auto& e : fs::directory_iterator(dir.path()))
+            top += e.path().filename().string() + " ";
+        EXPECT_TRUE(top == "box.json " || (checkpointed && (top == "box.json out.tmp-partial " ||
+                                                            top == "out.tmp-partial box.json ")))
+            << top;
+        fs::remove_all(dir / "out.tmp-partial");
+    }
+    // A file named out.lock that is not Ardent's is neither used nor removed.
+    dir.write("box.json", tiny_scene());
+    dir.write("out.lock", "my notes");
+    const auto r = run_ardent("simulate box.json --threads 1 -o out --quiet", dir.path());
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("'out.lock' is in the way"), std::string::npos) << r.err;
+    EXPECT_EQ(dir.listing(), "box.json\nout.lock\n");
+    EXPECT_EQ(slurp(dir / "out.lock"), "my notes");
+}
+
+// `kill -9` leaves the lock file and DIR.tmp-<pid>. The next run is not blocked by the lock (the
+// kernel dropped it with the process): it takes the file over and removes it at its end, and it
+// reports the temporary folder with the command that removes it, leaving it for the user to
+// remove (it was reported by no one before).
+TEST_F(SimulateCli, AKilledRunsLeftoversAreReported) {
+    ScratchDir dir, logs;
+    dir.write("box.json", tiny_scene("600"));
+    const pid_t pid = start_ardent({"simulate", "box.json", "--threads", "1", "-o", "out"},
+                                   dir.path(), logs / "err");
+    ASSERT_GT(pid, 0);
+    const std::string stale = "out.tmp-" + std::to_string(pid);
+    ASSERT_TRUE(wait_for(dir / "out.lock", "pid " + std::to_string(pid) + "\n"));
+    for (int i = 0; i < 2000 && !fs::is_directory(dir / stale / "grid"); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_EQ(kill_and_wait(pid, SIGKILL), 128 + SIGKILL);
+    ASSERT_TRUE(fs::exists(dir / "out.lock"));
+    ASSERT_TRUE(fs::is_directory(dir / stale));
+
+    // And the old results that a --force run killed in its last moments was replacing.
+    dir.write("out.old-4242/result.json", "{}");
+
+    dir.write("box.json", tiny_scene());
+    const auto r = run_ardent("simulate box.json --threads 1 -o out --quiet", dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("ardent: warning: 'out.old-4242' holds the results that an earlier "
+                         "--force run (process 4242) was replacing"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("rm -r 'out.old-4242'"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::exists(dir / "out.old-4242" / "result.json"));
+    EXPECT_NE(r.err.find("ardent: warning: '" + stale + "' was left by an earlier run (process " +
+                         std::to_string(pid) + ")"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("rm -r '" + stale + "'"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::exists(dir / "out" / "result.json"));
+    EXPECT_TRUE(fs::is_directory(dir / stale));  // reported, not removed
+    EXPECT_FALSE(fs::exists(dir / "out.lock"));
 }

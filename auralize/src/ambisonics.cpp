@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/number_text.h"
 #include "fftw_plan.h"
 
 namespace ardent::auralize {
@@ -150,11 +151,7 @@ FoaIr encode_foa(std::span<const float> pressure, const std::array<std::vector<f
 
 FoaIr encode_foa(const IrGrid& grid, const Point& listener, const Orientation& orientation,
                  double speed_of_sound) {
-    const auto fmt = [](const Point& p) {
-        char buf[96];
-        std::snprintf(buf, sizeof buf, "(%.3f, %.3f, %.3f)", p[0], p[1], p[2]);
-        return std::string(buf);
-    };
+    const auto fmt = [](const Point& p) { return point_text(p[0], p[1], p[2], 3); };
     const auto centre = grid.nearest(listener);
     if (!centre)
         throw InputError("listener " + fmt(listener) + " is outside the listener grid of '" +

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/input_file.h"
 
 namespace ardent::audio {
 namespace {
@@ -83,6 +84,8 @@ Audio read_audio(const std::filesystem::path& file) {
         throw InputError("cannot read " + quoted(file) + ": no such file");
     if (std::filesystem::is_directory(file, ec))
         throw InputError("cannot read " + quoted(file) + ": it is a directory");
+    if (const std::string kind = special_file_kind(file); !kind.empty())
+        throw InputError("cannot read " + quoted(file) + ": it is " + kind + ", not a file");
     SF_INFO info{};
     SndFile in;
     in.f = sf_open(file.c_str(), SFM_READ, &info);

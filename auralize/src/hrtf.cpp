@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/input_file.h"
 
 namespace ardent::auralize {
 namespace {
@@ -53,10 +54,13 @@ std::filesystem::path HrtfSet::default_file() {
     return "/usr/share/libmysofa/default.sofa";
 }
 
-HrtfSet::HrtfSet(const std::filesystem::path& file, double sample_rate)
-    : file_(file), sample_rate_(sample_rate) {
+void HrtfSet::check_file(const std::filesystem::path& file) {
     const std::string q = "'" + file.string() + "'";
     std::error_code ec;
+    if (const std::string kind = special_file_kind(file); !kind.empty())
+        throw InputError("cannot read HRTF set " + q + ": it is " + kind + ", not a file");
+    if (std::filesystem::is_directory(file, ec))
+        throw InputError("cannot read HRTF set " + q + ": it is a directory");
     if (!std::filesystem::is_regular_file(file, ec))
         throw InputError("cannot read HRTF set " + q + ": no such file" +
                          (file == default_file()
@@ -66,6 +70,12 @@ HrtfSet::HrtfSet(const std::filesystem::path& file, double sample_rate)
     if (!is_hdf5_file(file))
         throw InputError("cannot read HRTF set " + q +
                          ": not a SOFA file (SOFA files are HDF5/netCDF-4)");
+}
+
+HrtfSet::HrtfSet(const std::filesystem::path& file, double sample_rate)
+    : file_(file), sample_rate_(sample_rate) {
+    const std::string q = "'" + file.string() + "'";
+    check_file(file);
     if (!(sample_rate >= 1000 && sample_rate <= 1e6))
         throw InputError("cannot use HRTF set " + q + " at " + std::to_string(sample_rate) + " Hz");
     int len = 0, err = 0;

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/input_file.h"
 
 namespace ardent::auralize {
 namespace fs = std::filesystem;
@@ -20,8 +21,18 @@ std::string quoted(const fs::path& p) {
     return "'" + p.string() + "'";
 }
 
-[[noreturn]] void bad(const fs::path& file, const std::string& what) {
+// A path that is not a file to read at all.
+[[noreturn]] void unreadable(const fs::path& file, const std::string& what) {
     throw InputError("cannot read " + quoted(file) + " as a listener grid: " + what);
+}
+
+// A file that is not a grid, or a damaged one: said as such (a damaged .h5 was reported as
+// "cannot read ... as audio"), with what is wrong in it.
+[[noreturn]] void bad(const fs::path& file, const std::string& what) {
+    throw InputError(quoted(file) +
+                     " is not a readable Ardent grid file (a listener grid, grid/<source>.h5 of "
+                     "ardent simulate): " +
+                     what);
 }
 
 // Closes an HDF5 object of any kind when it goes out of scope.
@@ -83,6 +94,8 @@ std::uint64_t pack(std::int64_t i, std::int64_t j, std::int64_t k) {
 }  // namespace
 
 bool is_hdf5_file(const fs::path& file) {
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) return false;  // a FIFO would block the open
     std::ifstream in(file, std::ios::binary);
     char sig[8] = {};
     in.read(sig, 8);
@@ -103,11 +116,14 @@ IrGrid::IrGrid(const fs::path& file) : file_(file) {
 
 void IrGrid::open(const fs::path& file) {
     std::error_code ec;
-    if (!fs::is_regular_file(file, ec)) bad(file, "no such file");
+    if (const std::string kind = special_file_kind(file); !kind.empty())
+        unreadable(file, "it is " + kind + ", not a file");
+    if (fs::is_directory(file, ec)) unreadable(file, "it is a directory");
+    if (!fs::is_regular_file(file, ec)) unreadable(file, "no such file");
     if (!is_hdf5_file(file)) bad(file, "not an HDF5 file");
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors become exceptions, not stderr dumps
     file_id_ = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (file_id_ < 0) bad(file, "HDF5 cannot open it");
+    if (file_id_ < 0) bad(file, "HDF5 cannot open it (damaged or cut off?)");
     const hid_t f = file_id_;
     const auto format = attr_string(f, "format");
     if (!format ||
@@ -249,8 +265,7 @@ std::vector<float> IrGrid::ir(size_t point) const {
     H5Sselect_hyperslab(fspace.id, H5S_SELECT_SET, start, nullptr, count, nullptr);
     H5Handle mspace(H5Screate_simple(2, count, nullptr), H5Sclose);
     if (H5Dread(ir_id_, H5T_NATIVE_FLOAT, mspace.id, fspace.id, H5P_DEFAULT, row.data()) < 0)
-        throw InputError("cannot read " + quoted(file_) + ": HDF5 failed to read /ir row " +
-                         std::to_string(point));
+        bad(file_, "HDF5 failed to read /ir row " + std::to_string(point) + " (damaged?)");
     for (float v : row)
         if (!std::isfinite(v))
             throw InputError("cannot use " + quoted(file_) + ": the IR of grid point " +
@@ -269,8 +284,8 @@ std::array<std::vector<float>, 3> IrGrid::gradient(size_t point) const {
     H5Sselect_hyperslab(fspace.id, H5S_SELECT_SET, start, nullptr, count, nullptr);
     H5Handle mspace(H5Screate_simple(3, count, nullptr), H5Sclose);
     if (H5Dread(gradient_id_, H5T_NATIVE_FLOAT, mspace.id, fspace.id, H5P_DEFAULT, rows.data()) < 0)
-        throw InputError("cannot read " + quoted(file_) + ": HDF5 failed to read /gradient of " +
-                         "point " + std::to_string(point));
+        bad(file_,
+            "HDF5 failed to read /gradient of point " + std::to_string(point) + " (damaged?)");
     for (size_t a = 0; a < 3; ++a) {
         out[a].assign(rows.begin() + static_cast<std::ptrdiff_t>(a * samples_),
                       rows.begin() + static_cast<std::ptrdiff_t>((a + 1) * samples_));

@@ -33,6 +33,7 @@
 #include "ardent/auralize/analysis.h"
 #include "ardent/auralize/audio_io.h"
 #include "ardent/auralize/crossover.h"
+#include "ardent/pipeline/output_lock.h"
 #include "ardent/pipeline/simulate_output.h"
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/estimate.h"
@@ -391,10 +392,19 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
     const auto t_start = std::chrono::steady_clock::now();
     const fs::path& target = settings.output;
     if (target.empty()) throw InputError("simulate: no results directory was given");
-    OutputDir::check_target(target, settings.force);
     const bool partial = settings.checkpoint_every > 0 || settings.resume;
     Communicator* const comm = settings.comm && settings.comm->size() > 1 ? settings.comm : nullptr;
     const bool root = !comm || comm->root();  // writes the results and reports progress
+    // One run per output, held until this function returns (the results committed or the
+    // temporary directory removed); first, so that a second run hears of the first one at once.
+    std::optional<OutputLock> lock;
+    if (root) lock.emplace(target);
+    OutputDir::check_target(target, settings.force);
+    if (root) {
+        OutputDir::check_partial(target, settings.resume);
+        for (const std::string& w : OutputDir::leftovers(target))
+            observer.warning(w);
+    }
     const bool by_sources = comm && settings.distribution == Distribution::Sources;
     if (by_sources && partial)
         throw InputError(

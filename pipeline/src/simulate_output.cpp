@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <map>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -28,6 +30,14 @@ std::string quoted(const fs::path& p) {
     return "'" + p.string() + "'";
 }
 
+// `p` for a POSIX shell: in single quotes, each ' written as '\''.
+std::string shell_quoted(const fs::path& p) {
+    std::string s = "'";
+    for (const char c : p.string())
+        s += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return s + "'";
+}
+
 fs::path with_suffix(const fs::path& target, const std::string& suffix) {
     fs::path p = target;
     p += suffix;
@@ -42,6 +52,9 @@ std::string not_ours(const fs::path& dir) {
     const auto status = fs::symlink_status(dir, ec);
     if (fs::is_symlink(status)) return quoted(dir) + " is a symbolic link";
     if (!fs::is_directory(status)) return quoted(dir) + " is not a directory";
+    // Not opened unless it is a regular file: opening a FIFO would wait for a writer for ever.
+    if (!fs::is_regular_file(fs::symlink_status(dir / "result.json", ec)))
+        return quoted(dir) + " holds no result.json of ardent simulate";
     try {
         std::ifstream in(dir / "result.json");
         const auto j = nlohmann::json::parse(
@@ -105,15 +118,64 @@ void OutputDir::check_target(const fs::path& target, bool force) {
                          quoted(parent) + " does not exist");
 }
 
+void OutputDir::check_partial(const fs::path& target, bool resume) {
+    std::error_code ec;
+    const fs::path partial = partial_path(target);
+    const bool exists = fs::exists(fs::symlink_status(partial, ec));
+    if (resume && !fs::is_directory(fs::symlink_status(partial, ec)))
+        throw InputError("nothing to resume: no partial run at " + quoted(partial));
+    if (!resume && exists)
+        throw InputError("a checkpointed run of " + quoted(target) +
+                         " was stopped and is kept in " + quoted(partial) +
+                         ": continue it with --resume (the same scene and -o), or delete it to "
+                         "start again: rm -r " +
+                         shell_quoted(partial));
+}
+
+std::vector<std::string> OutputDir::leftovers(const fs::path& target) {
+    const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    const std::string name = target.filename().string();
+    const std::string own = std::to_string(::getpid());
+    std::vector<std::pair<fs::path, std::string>> found;  // path, pid
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(parent, ec)) {
+        const std::string n = e.path().filename().string();
+        if (n.size() <= name.size() + 5 || n.compare(0, name.size(), name) != 0) continue;
+        const std::string kind = n.substr(name.size(), 5), pid = n.substr(name.size() + 5);
+        if ((kind != ".tmp-" && kind != ".old-") || pid == own ||
+            pid.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        if (e.is_symlink(ec) || !e.is_directory(ec)) continue;
+        found.emplace_back(target.has_parent_path() ? parent / n : fs::path(n), pid);
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<std::string> out;
+    for (const auto& [path, pid] : found) {
+        const bool old = path.filename().string().compare(name.size(), 5, ".old-") == 0;
+        out.push_back(quoted(path) +
+                      (old ? " holds the results that an earlier --force run (process " + pid +
+                                 ") was replacing when it was stopped; keep what you need "
+                                 "from it, then remove it: rm -r "
+                           : " was left by an earlier run (process " + pid +
+                                 ") that was killed before it could remove it; it holds no "
+                                 "checkpoint to resume: remove it with rm -r ") +
+                      shell_quoted(path));
+    }
+    return out;
+}
+
 void OutputDir::create(bool resume) {
     std::error_code ec;
     if (resume) {
         if (!fs::is_directory(tmp_, ec))
             throw InputError("nothing to resume: no partial run at " + quoted(tmp_));
     } else {
-        if (fs::exists(fs::symlink_status(tmp_, ec)))
+        if (fs::exists(fs::symlink_status(tmp_, ec)) && tmp_ == partial_path(target_))
             throw InputError("a partial run of this output exists at " + quoted(tmp_) +
                              ": continue it with --resume, or delete it");
+        if (fs::exists(fs::symlink_status(tmp_, ec)))  // an earlier process had this one's id
+            throw InputError(quoted(tmp_) + ", left by an earlier run, is in the way: remove it " +
+                             "with rm -r " + shell_quoted(tmp_));
         if (!fs::create_directory(tmp_, ec) || ec)
             throw InputError("cannot create " + quoted(tmp_) + ": " + ec.message());
     }

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/number_text.h"
 #include "enclosed_region.h"
 #include "run_components.h"
 
@@ -13,15 +14,11 @@ namespace ardent {
 namespace {
 
 std::string fmt(Vec3 p) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "(%.2f, %.2f, %.2f)", p.x, p.y, p.z);
-    return buf;
+    return point_text(p.x, p.y, p.z, 2);
 }
 
 std::string fmt_m(double d) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f m", d);
-    return buf;
+    return number_text(d, 2) + " m";
 }
 
 constexpr int kNeighbour[6][3] = {{-1, 0, 0}, {1, 0, 0},  {0, -1, 0},
@@ -278,14 +275,13 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
     const std::vector<uint8_t>& walls = m.classification.walls;
     m.inside_cells = static_cast<size_t>(std::count(inside.begin(), inside.end(), 1));
 
-    // Places the sources on cells flagged like the first source's position and floods the air
-    // from it; returns whether the air reached the grid's edge (and where).
+    // Places the first source on a cell flagged like its position and floods the air from it;
+    // returns whether the air reached the grid's edge (and where). The other sources are placed
+    // once the first has settled which cells are air (below).
     std::vector<PlacedEmitter> src;
     Vec3 leak_at;
     auto seed_air = [&]() {
-        src.clear();
-        for (const Emitter& e : scene.sources)
-            src.push_back(place(scene, e, "source", g, model, inside));
+        src.assign(1, place(scene, scene.sources.front(), "source", g, model, inside));
         m.air.assign(g.count(), 0);
         const size_t seed = g.index(src[0].cell);
         const RunComponents parts(g, inside, 1, walls);
@@ -356,7 +352,11 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
                 ", which is more likely the room; move the source into the room's air");
         }
     }
-    for (size_t s = 1; s < src.size(); ++s) {
+    // Only now the other sources: placed while the first one's convention was still unsettled, a
+    // source in the room's air was blamed for a first source inside a closed object (the cells
+    // flagged as air were then the object's inside).
+    for (size_t s = 1; s < scene.sources.size(); ++s) {
+        src.push_back(place(scene, scene.sources[s], "source", g, model, inside));
         if (!m.air[g.index(src[s].cell)]) {
             throw InputError(scene.display_name() + ": source \"" + src[s].name + "\" at " +
                              fmt(src[s].position) +

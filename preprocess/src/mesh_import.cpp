@@ -9,6 +9,7 @@
 #include <assimp/Importer.hpp>
 
 #include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/input_file.h"
 
 namespace ardent {
 namespace {
@@ -52,6 +53,27 @@ void collect(const aiScene* s, const aiNode* node, const aiMatrix4x4& parent, do
         collect(s, node->mChildren[c], m, scale, out, groups);
 }
 
+// What is wrong with a file Assimp could not read, for the user. Assimp's reasons are written for
+// its developers ("Validation failed: aiScene::mNumMeshes is 0. At least one mesh must be there"):
+// those that mean the file holds no surfaces are said as such, those that name Assimp's data
+// structures in a user's words, and a format's own reason is kept.
+std::string user_reason(const std::string& why) {
+    const auto has = [&](const char* s) { return why.find(s) != std::string::npos; };
+    for (const char* empty :
+         {"mNumMeshes is 0", "No meshes remaining", "contains no faces", "contains no vertices",
+          "mNumFaces is 0", "mNumVertices is 0", "came out empty", "no valid vertices",
+          "Unable to extract mesh data", "GLTF: No scene", "OBJ-file is too small"})
+        if (has(empty)) return "the mesh file has no triangles (nothing to enclose a room)";
+    if (has("No suitable reader found"))
+        return "not a model format Assimp reads (OBJ, glTF/GLB, FBX, DAE, PLY, STL, 3DS, AC, ...)";
+    const bool internal = has("Validation failed") || has("::m") || has("aiScene") || has("aiMesh");
+    if (internal && has("mIndices") && has("out of range"))
+        return "not a readable mesh: a face refers to a vertex that the file does not have";
+    if (internal)
+        return "not a readable mesh: its data are inconsistent (a damaged or cut-off file?)";
+    return "not a readable mesh (" + (why.empty() ? std::string("unknown format") : why) + ")";
+}
+
 }  // namespace
 
 TriangleMesh import_mesh(const std::filesystem::path& file, double scale) {
@@ -60,6 +82,8 @@ TriangleMesh import_mesh(const std::filesystem::path& file, double scale) {
     if (!std::filesystem::exists(file, ec)) throw InputError(name + ": mesh file not found");
     if (std::filesystem::is_directory(file, ec))
         throw InputError(name + ": is a directory, expected a mesh file");
+    if (const std::string kind = special_file_kind(file); !kind.empty())
+        throw InputError(name + ": is " + kind + ", expected a mesh file");
     {
         std::ifstream probe(file, std::ios::binary);
         if (!probe) throw InputError(name + ": mesh file cannot be read (permission denied?)");
@@ -72,11 +96,7 @@ TriangleMesh import_mesh(const std::filesystem::path& file, double scale) {
                                 aiPrimitiveType_POINT | aiPrimitiveType_LINE);
     const aiScene* s = importer.ReadFile(
         name, aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure);
-    if (!s || !s->mRootNode) {
-        std::string why = importer.GetErrorString();
-        throw InputError(name + ": not a readable mesh (" +
-                         (why.empty() ? std::string("unknown format") : why) + ")");
-    }
+    if (!s || !s->mRootNode) throw InputError(name + ": " + user_reason(importer.GetErrorString()));
     TriangleMesh out;
     std::map<std::pair<std::string, std::string>, uint32_t> groups;
     collect(s, s->mRootNode, aiMatrix4x4(), scale, out, groups);

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/input_file.h"
 #include "ardent/preprocess/wall_admittance.h"
 
 namespace ardent {
@@ -135,6 +136,78 @@ size_t token_start(std::string_view text, size_t at) {
     return at;
 }
 
+// Offset of the first byte that does not belong to a well-formed UTF-8 sequence (overlong forms,
+// surrogates and code points past U+10FFFF included), or npos.
+size_t first_invalid_utf8(std::string_view text) {
+    size_t i = 0;
+    while (i < text.size()) {
+        const auto b = static_cast<unsigned char>(text[i]);
+        size_t n = 0;
+        unsigned lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+        if (b < 0x80) {
+            ++i;
+            continue;
+        } else if (b >= 0xC2 && b <= 0xDF) {
+            n = 1;
+        } else if (b >= 0xE0 && b <= 0xEF) {
+            n = 2;
+            if (b == 0xE0) lo = 0xA0;
+            if (b == 0xED) hi = 0x9F;
+        } else if (b >= 0xF0 && b <= 0xF4) {
+            n = 3;
+            if (b == 0xF0) lo = 0x90;
+            if (b == 0xF4) hi = 0x8F;
+        } else {
+            return i;
+        }
+        if (i + n >= text.size()) return i;  // cut off at the end
+        for (size_t k = 1; k <= n; ++k) {
+            const auto c = static_cast<unsigned char>(text[i + k]);
+            if (c < (k == 1 ? lo : 0x80) || c > (k == 1 ? hi : 0xBF)) return i;
+        }
+        i += n + 1;
+    }
+    return std::string_view::npos;
+}
+
+// A scene is JSON text in UTF-8. Say so of a file that is not, before the JSON parser's "1:1:
+// unexpected end of input" (random bytes), and without echoing its bytes to the terminal.
+void check_is_json_text(std::string_view text, const std::string& file) {
+    const auto hex = [](unsigned char b) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "0x%02X", b);
+        return std::string(buf);
+    };
+    if (text.size() >= 2 &&
+        ((text[0] == '\xFF' && text[1] == '\xFE') || (text[0] == '\xFE' && text[1] == '\xFF')))
+        throw InputError(file + ": is not UTF-8 text (it is UTF-16); save the scene as UTF-8");
+    for (size_t i = 0; i < text.size(); ++i) {
+        const auto b = static_cast<unsigned char>(text[i]);
+        if (b < 0x20 && b != '\t' && b != '\n' && b != '\r')
+            throw InputError(file + ": is not a text file (binary data: byte " + hex(b) + " at " +
+                             position(text, i) +
+                             "); a scene is ardent-scene/1 JSON text, in UTF-8");
+    }
+    if (const size_t at = first_invalid_utf8(text); at != std::string_view::npos)
+        throw InputError(file + ": is not UTF-8 text: byte " +
+                         hex(static_cast<unsigned char>(text[at])) + " at " + position(text, at) +
+                         " is not valid UTF-8; save the scene as UTF-8");
+    std::string_view body = text;
+    if (body.substr(0, 3) == "\xEF\xBB\xBF") body.remove_prefix(3);  // a UTF-8 byte order mark
+    const size_t first = body.find_first_not_of(" \t\r\n");
+    if (first == std::string_view::npos) return;
+    const auto c = static_cast<unsigned char>(body[first]);
+    if (std::string_view("{[\"-0123456789tfn").find(static_cast<char>(c)) ==
+        std::string_view::npos) {
+        // The whole character (valid UTF-8 by now), not just its first byte.
+        const size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+        throw InputError(file + ": is not JSON: it starts with '" +
+                         std::string(body.substr(first, len)) + "' at " +
+                         position(text, first + (text.size() - body.size())) +
+                         ", and an ardent-scene/1 scene is a JSON object, starting with '{'");
+    }
+}
+
 constexpr size_t kMaxJsonDepth = 64;
 
 // Duplicate keys would silently shadow each other; reject them while parsing, naming the key path.
@@ -145,6 +218,7 @@ Json parse_json(std::string_view text, const std::string& file) {
         std::string key;   // objects: the key being read
         size_t index = 0;  // arrays: the element being read
     };
+    check_is_json_text(text, file);
     std::vector<Frame> open;
     std::string duplicate;  // key path of the first key written twice
     auto cb = [&](int, Json::parse_event_t ev, Json& parsed) {
@@ -635,6 +709,8 @@ Scene load_scene(const std::filesystem::path& file) {
         throw InputError(file.string() + ": no such scene file");
     if (std::filesystem::is_directory(file, ec))
         throw InputError(file.string() + ": is a directory, expected a scene file (.json)");
+    if (const std::string kind = special_file_kind(file); !kind.empty())
+        throw InputError(file.string() + ": is " + kind + ", expected a scene file (.json)");
     std::ifstream in(file, std::ios::binary);
     if (!in) throw InputError(file.string() + ": cannot be read (permission denied?)");
     std::ostringstream ss;

@@ -64,11 +64,13 @@ std::string slurp(const std::filesystem::path& p) {
 }
 }  // namespace
 
-CommandResult run_ardent(const std::string& args, const std::filesystem::path& cwd) {
+CommandResult run_ardent(const std::string& args, const std::filesystem::path& cwd, int timeout_s) {
     ScratchDir io;
-    const std::string cmd = "cd '" + cwd.string() + "' && '" + std::string(ARDENT_CLI) + "' " +
-                            args + " >'" + (io / "out").string() + "' 2>'" + (io / "err").string() +
-                            "'";
+    const std::string limit =
+        timeout_s > 0 ? "timeout -s KILL " + std::to_string(timeout_s) + " " : std::string();
+    const std::string cmd = "cd '" + cwd.string() + "' && " + limit + "'" +
+                            std::string(ARDENT_CLI) + "' " + args + " >'" + (io / "out").string() +
+                            "' 2>'" + (io / "err").string() + "'";
     const int status = std::system(cmd.c_str());
     CommandResult r;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -33,8 +33,10 @@ struct CommandResult {
     std::string out, err;
 };
 
-// Runs `ardent <args>` with the working directory `cwd`.
-CommandResult run_ardent(const std::string& args, const std::filesystem::path& cwd);
+// Runs `ardent <args>` with the working directory `cwd`; with `timeout_s` > 0 it is killed after
+// that many seconds (exit code 137), for a test of something that used to hang.
+CommandResult run_ardent(const std::string& args, const std::filesystem::path& cwd,
+                         int timeout_s = 0);
 
 // A valid box scene; `extra` replaces or adds top-level keys, e.g. R"("simulation": {...})".
 std::string box_scene_json(const std::string& simulation = R"({"max_frequency": 500})");

@@ -23,6 +23,10 @@ class HrtfSet {
     // Opens `file` and resamples it to `sample_rate`. InputError naming the file when it is
     // missing, not a SOFA file, or not a two-ear HRIR set libmysofa accepts.
     HrtfSet(const std::filesystem::path& file, double sample_rate);
+    // The checks that need no parsing, for a front end to make before any work: InputError naming
+    // the file when it is missing, a directory, a FIFO or device (never opened: a FIFO would
+    // block), or not HDF5 (SOFA files are netCDF-4, i.e. HDF5).
+    static void check_file(const std::filesystem::path& file);
     ~HrtfSet();
     HrtfSet(const HrtfSet&) = delete;
     HrtfSet& operator=(const HrtfSet&) = delete;

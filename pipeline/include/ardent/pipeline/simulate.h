@@ -60,6 +60,9 @@ class SimulateObserver {
     virtual ~SimulateObserver() = default;
     // A stage begins: "Preprocessing <scene> ...", "Writing <source> ...".
     virtual void stage(const std::string& /*text*/) {}
+    // Something the user should see that does not stop the run: a folder an earlier, killed run
+    // left beside the output, with the command that removes it (OutputDir::leftovers).
+    virtual void warning(const std::string& /*text*/) {}
     // Source `index` of `count` starts its solver run of `total_steps`, `steps_done` of them
     // already done (a resumed checkpoint).
     virtual void source_begin(const std::string& /*name*/, size_t /*index*/, size_t /*count*/,
@@ -111,10 +114,12 @@ class Cancelled : public std::exception {
 };
 
 // Runs the whole simulation of `scene` (its simulation settings as they stand: front ends apply
-// their overrides first) into settings.output. Throws InputError (bad input, or an output that
-// exists without force), ResourceError (memory, no GPU), SolverError (a source's run blew up:
-// "the simulation of source <name> failed: <why>"; its directory is discarded, even a partial
-// one), Cancelled (stopped through `stop`, which may be null).
+// their overrides first) into settings.output, holding its OutputLock (output_lock.h) throughout
+// (rank 0 of a distributed run). Throws InputError (bad input, an output that exists without
+// force, another run holding the output, a partial run that is not resumed), ResourceError (memory,
+// no GPU), SolverError (a source's run blew up: "the simulation of source <name> failed: <why>";
+// its directory is discarded, even a partial one), Cancelled (stopped through `stop`, which may be
+// null).
 SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateObserver& observer,
                         const std::atomic<bool>* stop = nullptr);
 

@@ -35,6 +35,17 @@ class OutputDir {
     // force, if it is anything but a results directory of ardent simulate: --force never
     // deletes what a user made), without creating anything.
     static void check_target(const std::filesystem::path& target, bool force);
+    // Checks the partial directory against the run asked for (InputError): --resume needs one,
+    // and any other run is refused while one exists, saying how to continue it or start again.
+    // (A plain run used to ignore it, and left it behind; --resume was then refused.)
+    static void check_partial(const std::filesystem::path& target, bool resume);
+    // What earlier runs that did not end cleanly left beside `target`: `<target>.tmp-<pid>`
+    // (killed before its temporary directory could be removed) and `<target>.old-<pid>` (killed
+    // while --force replaced a results directory), one warning each with the command that removes
+    // it. They are reported, never removed: only its owner knows whether a folder of that name
+    // is Ardent's litter or something kept. Call it holding the OutputLock of `target`: then no
+    // run to `target` is still writing them.
+    static std::vector<std::string> leftovers(const std::filesystem::path& target);
 
     // Creates the temporary directory (and its `ir/`, `grid/` folders). With `resume`, the
     // partial directory must exist already and is reused.
