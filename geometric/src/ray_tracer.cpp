@@ -25,6 +25,7 @@ struct Tracer {
     RayTracingStats& stats;
     double max_length;
     double sphere_volume;
+    double late_length;  // path length from which on the field counts as mixed
 
     // `from`: the unit vector from the receiver towards where the energy arrives from.
     void add(size_t r, double length, const BandValues& e, double weight, Vec3 from) {
@@ -94,14 +95,19 @@ struct Tracer {
     };
 
     // One reflection at `hit`: absorption, rain, and the next direction (specular or Lambert).
-    void reflect_at(const Hit& hit, Vec3 pos, double travelled, Random& rng, RayState& ray,
-                    Vec3& dir, bool& diffuse) {
+    // `imaged`: the path so far is specular and this reflection within the image-source order, so
+    // the image sources carry its specular share towards the receivers.
+    void reflect_at(const Hit& hit, Vec3 pos, double travelled, bool imaged, Random& rng,
+                    RayState& ray, Vec3& dir, bool& diffuse) {
         const SurfaceBands& sb = room.surface(hit.triangle);
         for (size_t b = 0; b < kBands; ++b)
             ray.absorbed[b] *= 1 - sb.absorption[b];
+        // In the late field every reflection rains all it reflects (the header says why).
+        const bool late = travelled > late_length && !imaged;
         BandValues scattered = ray.energy();
-        for (size_t b = 0; b < kBands; ++b)
-            scattered[b] *= sb.scattering[b];
+        if (!late)
+            for (size_t b = 0; b < kBands; ++b)
+                scattered[b] *= sb.scattering[b];
         rain(pos, hit.normal, travelled, scattered);
         diffuse = rng.uniform() < sb.scattering[ray.band];
         double top = 0;
@@ -128,12 +134,14 @@ struct Tracer {
             const auto hit = room.intersect(pos, dir, max_length - travelled);
             ++stats.segments;
             const double len = hit ? hit->distance : max_length - travelled;
-            if (!came_diffuse && !(all_specular && order <= s.image_source_order))
+            if (!came_diffuse && travelled <= late_length &&
+                !(all_specular && order <= s.image_source_order))
                 detect(pos, dir, len, travelled, ray.energy());
             if (!hit) break;
             travelled += len;
             pos = pos + dir * len;
-            reflect_at(*hit, pos, travelled, rng, ray, dir, came_diffuse);
+            reflect_at(*hit, pos, travelled, all_specular && order < s.image_source_order, rng, ray,
+                       dir, came_diffuse);
             all_specular = all_specular && !came_diffuse;
             ++order;
             const BandValues e = ray.energy();
@@ -181,7 +189,8 @@ std::vector<EnergyHistogram> trace_rays(const Room& room, Vec3 source,
                   per_thread[static_cast<size_t>(t)],
                   stats[static_cast<size_t>(t)],
                   max_length,
-                  sphere_volume};
+                  sphere_volume,
+                  settings.mixing_time * settings.speed_of_sound};
         for (size_t i = begin; i < end; ++i) {
             if (stop && stop->load(std::memory_order_relaxed)) break;
             tr.trace(i, source, e0);

@@ -103,6 +103,7 @@ nlohmann::ordered_json FullBand::report() const {
               {"candidate_rays", plan.candidate_rays},
               {"image_source_order", plan.image_source_order},
               {"receiver_radius_m", plan.receiver_radius},
+              {"mixing_time_s", plan.mixing_time},
               {"triangles", engine_.room().triangle_count()},
               {"planes", engine_.room().plane_count()},
               {"sources", sources_}}}};

@@ -33,6 +33,7 @@ struct EnginePlan {
     size_t candidate_rays = 0;  // specular rays that look for image sources
     int image_source_order = 0;
     double receiver_radius = 0;  // m
+    double mixing_time = 0;      // s: from then on reflections rain all they reflect
 };
 
 class Engine {

@@ -8,12 +8,18 @@
 // radiator's fluence E s cos(theta) / (pi d^2)); the specular share is counted where the ray
 // crosses a receiver's detection sphere (fluence E l / V), except on paths of specular
 // reflections only up to the image-source order, which the image sources carry. Every path is
-// thus counted once, whichever way it ends.
+// thus counted once, whichever way it ends. After the mixing time the field is diffuse, and a
+// specular reflection of a diffuse field sends energy towards a receiver as a Lambert one does:
+// from then on every reflection rains all it reflects and no leg is detected. The spheres' counts
+// are rare events in a hall (a 1 m sphere in 12 400 m^3), the rain reaches every receiver that
+// sees the reflection: the late decay's noise per receiver falls several times
+// (docs/full-band.md, "Ray tracing").
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <vector>
 
 #include "ardent/geometric/bands.h"
@@ -29,6 +35,9 @@ struct RayTracingSettings {
     double speed_of_sound = 343.0;
     double bin = 1e-3;             // s: histogram bin
     double receiver_radius = 0.3;  // m: the detection sphere of the specular share
+    // s: from this time on (path length / c) reflections rain all they reflect (see above);
+    // infinite: never.
+    double mixing_time = std::numeric_limits<double>::infinity();
     // Also bin the energy by where it arrives from (EnergyHistogram::directional), in bins of
     // direction_bin: the late field's directions change slowly, and a coarse bin keeps the
     // threads' histograms small (kDirections times the omnidirectional one's size otherwise).
