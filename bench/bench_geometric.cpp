@@ -2,7 +2,8 @@
 // with N rays and with 10 N, its receivers' IRs synthesised and analysed per octave (ISO 3382-1
 // T20, after the air's absorption as simulate() applies it); prints rays per second, seconds per
 // source (image sources, rays, synthesis) and the largest T20 difference between the two runs over
-// receivers and octaves 250 Hz-8 kHz, as JSON. Usage: bench_geometric [SCENE.json] [--rays N]
+// receivers and octaves 250 Hz-8 kHz, as JSON (N: the scene's own count unless given). Usage:
+// bench_geometric [SCENE.json] [--rays N]
 // [--threads T]
 #include <algorithm>
 #include <chrono>
@@ -67,7 +68,7 @@ Run run(const ardent::Scene& scene, const ardent::TriangleMesh& mesh,
 
 int main(int argc, char** argv) {
     std::string file = std::string(ARDENT_SOURCE_DIR) + "/data/scenes/lshape.json";
-    size_t rays = ardent::GeometricSettings{}.rays;
+    size_t rays = 0;
     int threads = 0;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--rays") && i + 1 < argc) {
@@ -81,6 +82,8 @@ int main(int argc, char** argv) {
     const ardent::Scene scene = ardent::load_scene(file);
     const ardent::TriangleMesh mesh = ardent::load_geometry(scene);
     const std::vector<int> groups = ardent::map_surfaces(scene, mesh);
+    // Without --rays: the scene's own count (by default the room's, GeometricSettings::rays_for).
+    if (rays == 0) rays = ardent::geometric::Engine(mesh, groups, scene, threads).plan().rays;
     const Run a = run(scene, mesh, groups, rays, threads);
     const Run b = run(scene, mesh, groups, 10 * rays, threads);
     double worst = 0;

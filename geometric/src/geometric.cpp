@@ -37,7 +37,7 @@ Engine::Engine(const TriangleMesh& mesh, const std::vector<int>& group_material,
       duration_(scene.simulation.duration),
       speed_of_sound_(scene.simulation.speed_of_sound),
       threads_(threads) {
-    plan_.rays = scene.geometric.rays;
+    plan_.rays = scene.geometric.rays_for(room_.volume());
     // A sequence met by few rays is easily missed: with 50 000 a Musikverein receiver lost 5 of
     // its 26 paths (a quarter of its early specular energy, T20 15 % off); 10^6 short rays of at
     // most image_source_order reflections cost about a second on 2 cores.

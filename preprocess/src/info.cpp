@@ -93,12 +93,13 @@ nlohmann::ordered_json geometric_estimate(const Preprocessed& p) {
     const double per_second = s.simulation.speed_of_sound * area / (4 * volume);
     const double to_threshold = least > 0 ? std::log(1e-7) / std::log(1 - least) / 0.9 : 1e30;
     const double reflections = std::min(per_second * s.simulation.duration, to_threshold);
-    const double rays = static_cast<double>(s.geometric.rays);
+    const size_t ray_count = s.geometric.rays_for(p.air.mesh_volume);
+    const double rays = static_cast<double>(ray_count);
     const double queries = rays * reflections * (1.0 + static_cast<double>(s.receivers.size()));
     const double threads = std::max(1u, std::thread::hardware_concurrency());
     const double bins = std::ceil(s.simulation.duration / 1e-3);
     const double samples = s.simulation.duration * s.output_sample_rate;
-    return {{"rays", s.geometric.rays},
+    return {{"rays", ray_count},
             {"reflections_per_ray", reflections},
             {"ray_queries", queries},
             {"threads", threads},

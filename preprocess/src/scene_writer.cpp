@@ -127,7 +127,7 @@ json scene_json(const Scene& scene, const fs::path& file) {
     j["simulation"] = sim;
     if (scene.geometric != GeometricSettings{}) {
         json geo = json::object();
-        geo["rays"] = scene.geometric.rays;
+        if (scene.geometric.rays) geo["rays"] = scene.geometric.rays;
         geo["image_source_order"] = scene.geometric.image_source_order;
         j["geometric"] = geo;
     }

@@ -125,11 +125,17 @@ std::string crossover_problem(double crossover_hz, double max_frequency);
 
 // The geometric engine's settings (the scene's `geometric` keys; docs/full-band.md).
 struct GeometricSettings {
-    // Rays per source. 20 000 gave T20 within 0.8 % of 200 000 in every octave 250 Hz-8 kHz on
-    // BRAS CR2 (bench_geometric, docs/full-band.md).
-    size_t rays = 20000;
+    // Rays per source; 0: rays_for the room's volume.
+    size_t rays = 0;
     int image_source_order = 3;  // highest reflection order found as image sources
     bool operator==(const GeometricSettings&) const = default;
+
+    // Rays per source in a room of `volume` m^3: `rays` when set, else 10 per m^3 and at least
+    // 20 000. A receiver sees a smaller share of a larger room's reflections, so its late decay
+    // needs more rays: 20 000 gave T20 within 0.8 % of 10 times as many in every octave
+    // 250 Hz-8 kHz in BRAS CR2, but up to 15 % in the Musikverein (12 400 m^3), where 100 000 came
+    // within 1.9-4.1 % (bench_geometric, docs/benchmarks.md).
+    size_t rays_for(double volume) const;
 };
 
 struct Scene {
