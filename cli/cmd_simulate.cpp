@@ -97,6 +97,11 @@ class ProgressObserver final : public pipeline::SimulateObserver {
     void geometric_progress(size_t rays_done) override { progress_.update(rays_done); }
     void geometric_end() override { progress_.end(); }
     void geometric_stopped() override { progress_.abandon(); }
+    void write_begin(const std::string& source, size_t irs) override {
+        progress_.begin(source + " write", irs, "IRs");
+    }
+    void write_progress(size_t irs_done) override { progress_.update(irs_done); }
+    void write_end() override { progress_.end(); }
 
   private:
     Progress& progress_;

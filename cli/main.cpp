@@ -8,6 +8,7 @@
 
 #include "ardent/preprocess/errors.h"
 #include "commands.h"
+#include "suggestions.h"
 
 int main(int argc, char** argv) {
     CLI::App app{"Ardent: room-acoustics simulation and auralization"};
@@ -24,6 +25,15 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
+        // A mistyped command or option: say what was probably meant rather than CLI11's "A
+        // subcommand is required" or "arguments were not expected".
+        const std::string hint =
+            e.get_exit_code() == 0 ? "" : ardent::cli::usage_suggestion(app, argc, argv);
+        if (!hint.empty()) {
+            std::fprintf(stderr, "ardent: error: %s\nRun with --help for more information.\n",
+                         hint.c_str());
+            return 2;
+        }
         const int code = app.exit(e);
         return code == 0 ? 0 : 2;
     }

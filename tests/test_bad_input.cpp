@@ -760,6 +760,30 @@ TEST_F(BadInput, OutputInAMissingFolder) {
     expect_rejected("voxelize s.json --slice z=1.2 -o nofolder/out.png", 2, {"nofolder"});
 }
 
+// A mistyped command got "A subcommand is required", a mistyped option "arguments were not
+// expected": neither said what was meant.
+TEST_F(BadInput, MistypedCommandSuggestsTheNearest) {
+    dir.write("s.json", SceneText().str());
+    expect_rejected("simulat s.json -o out", 2, {"unknown command 'simulat'", "'simulate'"});
+    expect_rejected("anlyze ir.wav", 2, {"'anlyze'", "did you mean 'analyze'"});
+    // Nothing near: the commands are listed.
+    expect_rejected("frobnicate s.json", 2, {"'frobnicate'", "info", "simulate", "auralize"});
+    EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+TEST_F(BadInput, MistypedOptionSuggestsTheNearest) {
+    dir.write("s.json", SceneText().str());
+    for (const char* args :
+         {"simulate s.json -o out --max-frequncy 500", "simulate --max-frequncy=500 s.json -o out"})
+        expect_rejected(args, 2,
+                        {"unknown option '--max-frequncy'", "did you mean '--max-frequency'"});
+    expect_rejected("info s.json --jsn", 2, {"'--jsn'", "'ardent info'", "'--json'"});
+    expect_rejected("simulate s.json -o out --zzzzzzzz", 2, {"'--zzzzzzzz'", "--duration"});
+    EXPECT_FALSE(fs::exists(dir / "out"));
+    // --help and a valid command line are untouched.
+    EXPECT_EQ(run_ardent("simulate --help", dir.path()).exit_code, 0);
+}
+
 TEST_F(BadInput, NegativeMaxFrequencyOption) {
     dir.write("s.json", SceneText().str());
     expect_rejected("info s.json --max-frequency -5", 2, {"--max-frequency"});

@@ -306,7 +306,7 @@ void write_ambix(const fs::path& file, const std::array<std::vector<float>, 4>& 
 void write_grid(const Preprocessed& p, const std::vector<std::vector<float>>& recorded,
                 const IrDelivery& delivery, double dt, const fs::path& file,
                 const std::string& source, const std::string& hash, int threads,
-                const std::atomic<bool>* stop) {
+                const std::atomic<bool>* stop, const std::function<void(size_t)>& points_done) {
     const double duration = p.scene.simulation.duration;
     const int fs_out = p.scene.output_sample_rate;
     // The solver recorded the grid points, then their neighbours (listener_cells):
@@ -374,6 +374,7 @@ void write_grid(const Preprocessed& p, const std::vector<std::vector<float>>& re
             if (e) std::rethrow_exception(e);
         for (size_t k = 0; k < n; ++k)
             grid.write_point(i0 + k, rows[k]);
+        points_done(i0 + n);
         stop_point(stop);
     }
     grid.close();
@@ -647,6 +648,9 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             observer.stage("Writing " + src_name + " ...");
 
             t0 = std::chrono::steady_clock::now();
+            const size_t n_rec = p.air.receivers.size(),
+                         n_grid = scene.listener_grid_every > 0 ? p.listener_points() : 0;
+            observer.write_begin(src_name, n_rec + n_grid);
             const IrDelivery delivery(dt, ex.delay(), fs_out, duration, scene.air,
                                       scene.simulation.speed_of_sound);
             for (size_t r = 0; r < p.air.receivers.size(); ++r) {
@@ -671,12 +675,15 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                     ir, fs_out, full ? 0.45 * fs_out : 0.8 * scene.simulation.max_frequency,
                     direct_s, full ? full->crossover_hz() : 0.0, src_name,
                     p.air.receivers[r].name));
+                observer.write_progress(r + 1);
                 stop_point(stop);
             }
             if (scene.listener_grid_every > 0)
                 write_grid(p, solved.grid, delivery, dt,
                            tmp_dir / "grid" / (safe_name(src_name) + ".h5"), src_name, hash,
-                           settings.threads, stop);
+                           settings.threads, stop,
+                           [&](size_t points) { observer.write_progress(n_rec + points); });
+            observer.write_end();
             write_s += seconds_since(t0);
             runs.push_back({src_name, solved.solve_s, solved.setup_s, solved.steps,
                             solved.solver_name, solved.memory});

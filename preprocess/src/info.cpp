@@ -109,6 +109,36 @@ nlohmann::ordered_json geometric_estimate(const Preprocessed& p) {
                                  48 * (samples + 0.1 * s.output_sample_rate)}};
 }
 
+// The whole run: the pipeline solves one source after another, each for the scene's duration, and
+// in a full-band run traces its rays after the wave solve, so the parts add up.
+nlohmann::ordered_json total_estimate(const Scene& s, const nlohmann::ordered_json& per_second,
+                                      const nlohmann::ordered_json& geometric) {
+    const double sources = static_cast<double>(s.sources.size()), duration = s.simulation.duration;
+    const double geo = geometric.is_null() ? 0.0 : geometric["seconds_per_source"].get<double>();
+    nlohmann::ordered_json wave, total;
+    for (const auto& [backend, sps] : per_second.items()) {
+        wave[backend] = sps.get<double>() * duration;
+        total[backend] = sources * (sps.get<double>() * duration + geo);
+    }
+    return {{"sources", s.sources.size()},
+            {"duration_s", duration},
+            {"wave_per_source", wave},
+            {"geometric_per_source", geo},
+            {"total", total}};
+}
+
+// "0.149 s", "19.7 s", "3.2 min", "2.4 h": a duration as a reader takes it in.
+std::string format_seconds(double s) {
+    char b[32];
+    if (s < 120)
+        std::snprintf(b, sizeof b, "%.3g s", s);
+    else if (s < 7200)
+        std::snprintf(b, sizeof b, "%.3g min", s / 60);
+    else
+        std::snprintf(b, sizeof b, "%.3g h", s / 3600);
+    return b;
+}
+
 }  // namespace
 
 nlohmann::ordered_json info_json(const Preprocessed& p) {
@@ -163,6 +193,9 @@ nlohmann::ordered_json info_json(const Preprocessed& p) {
                                          {"fdtd_gpu", e.sps_fdtd_gpu}};
     j["fdtd_grid"] = {{"h", e.fdtd_h}, {"dt", e.dt_fdtd}, {"cells", e.fdtd_cells}};
     if (p.scene.simulation.band == "full") j["geometric"] = geometric_estimate(p);
+    j["estimated_total_seconds"] =
+        total_estimate(p.scene, j["seconds_per_simulated_second"],
+                       j.contains("geometric") ? j["geometric"] : nlohmann::ordered_json());
     j["listener_points"] = p.listener_points();
     j["sources"] = emitters(p.air.sources);
     j["receivers"] = emitters(p.air.receivers);
@@ -247,6 +280,22 @@ std::string info_text(const Preprocessed& p) {
             geo["seconds_per_source"].get<double>(), geo["threads"].get<double>(),
             geo["memory_bytes"].get<double>() / 1e9);
     }
+    // The scene's own solver, on the CPU and on a GPU: what a run of this scene would take.
+    const auto& tot = j["estimated_total_seconds"];
+    const std::string solver = p.scene.simulation.solver, upper = solver == "fdtd" ? "FDTD" : "ARD";
+    const double geo = tot["geometric_per_source"].get<double>();
+    const std::string geo_part = geo > 0 ? " + geometric " + format_seconds(geo) : std::string();
+    line(
+        "total            %zu source%s x %g s simulated: %s CPU %s, %s GPU %s (per source: wave %s "
+        "or %s%s; "
+        "estimates)",
+        tot["sources"].get<size_t>(), tot["sources"].get<size_t>() == 1 ? "" : "s",
+        tot["duration_s"].get<double>(), upper.c_str(),
+        format_seconds(tot["total"][solver + "_cpu"].get<double>()).c_str(), upper.c_str(),
+        format_seconds(tot["total"][solver + "_gpu"].get<double>()).c_str(),
+        format_seconds(tot["wave_per_source"][solver + "_cpu"].get<double>()).c_str(),
+        format_seconds(tot["wave_per_source"][solver + "_gpu"].get<double>()).c_str(),
+        geo_part.c_str());
     const MeshReport& m = p.mesh.report;
     line(
         "mesh             %zu triangles in %zu groups; removed %zu degenerate, %zu duplicate; "

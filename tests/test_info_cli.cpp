@@ -1,0 +1,65 @@
+// `ardent info` through the real command line: the run-time estimate for the whole scene (every
+// source for the whole duration, the geometric stage included), as text and as JSON keys.
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+
+namespace ardent::test {
+namespace {
+
+std::string three_source_scene(const std::string& band) {
+    return R"({
+  "format": "ardent-scene/1",
+  "name": "info totals",
+  "geometry": {"box": [6.0, 4.0, 3.0]},
+  "materials": {"plaster": {"absorption": 0.05}, "carpet": {"absorption": 0.3}},
+  "surfaces": {"floor": "carpet", "*": "plaster"},
+  "sources": [{"name": "S1", "position": [1.5, 1.2, 1.4]},
+              {"name": "S2", "position": [3.0, 2.0, 1.4]},
+              {"name": "S3", "position": [4.5, 3.0, 1.4]}],
+  "receivers": [{"name": "R1", "position": [4.2, 2.5, 1.6]}],
+  "simulation": {"max_frequency": 500, "duration": 2.5, "band": ")" +
+           band + R"("}
+})";
+}
+
+// `info` gave time per simulated second only; a user multiplied by sources and duration by hand
+// and had no way to add the geometric stage.
+TEST(InfoCli, TotalsCoverEverySourceAndTheWholeDuration) {
+    ScratchDir dir;
+    for (const std::string band : {"full", "wave"}) {
+        SCOPED_TRACE(band);
+        dir.write("s.json", three_source_scene(band));
+        const CommandResult r = run_ardent("info s.json --json", dir.path());
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const auto j = nlohmann::json::parse(r.out);
+        const auto& t = j.at("estimated_total_seconds");
+        EXPECT_EQ(t.at("sources").get<int>(), 3);
+        EXPECT_DOUBLE_EQ(t.at("duration_s").get<double>(), 2.5);
+        const double geo = t.at("geometric_per_source").get<double>();
+        if (band == "full")
+            EXPECT_DOUBLE_EQ(geo, j.at("geometric").at("seconds_per_source").get<double>());
+        else
+            EXPECT_EQ(geo, 0.0);
+        for (const char* backend : {"ard_cpu", "ard_gpu", "fdtd_cpu", "fdtd_gpu"}) {
+            SCOPED_TRACE(backend);
+            const double sps = j.at("seconds_per_simulated_second").at(backend).get<double>();
+            EXPECT_GT(sps, 0);
+            EXPECT_NEAR(t.at("wave_per_source").at(backend).get<double>(), 2.5 * sps, 1e-9 * sps);
+            EXPECT_NEAR(t.at("total").at(backend).get<double>(), 3 * (2.5 * sps + geo),
+                        1e-9 * (sps + geo));
+        }
+        const CommandResult text = run_ardent("info s.json", dir.path());
+        ASSERT_EQ(text.exit_code, 0) << text.err;
+        EXPECT_NE(text.out.find("total            3 sources x 2.5 s simulated: ARD CPU"),
+                  std::string::npos)
+            << text.out;
+        EXPECT_EQ(text.out.find("+ geometric") != std::string::npos, band == "full") << text.out;
+    }
+}
+
+}  // namespace
+}  // namespace ardent::test
