@@ -42,6 +42,7 @@
 #include "ardent/solvers/solver.h"
 #include "full_band.h"
 #include "gradient_cells.h"
+#include "in_batches.h"
 #include "receiver_ambisonics.h"
 
 namespace ardent::pipeline {
@@ -340,43 +341,29 @@ void write_grid(const Preprocessed& p, const std::vector<std::vector<float>>& re
     // Each point's IR and three gradient IRs are filtered, decimated and compressed
     // independently: a batch of points at a time on every worker thread, written in
     // order.
-    const size_t workers = threads > 0 ? static_cast<size_t>(threads)
-                                       : std::max<size_t>(1, std::thread::hardware_concurrency());
-    const size_t batch = 16 * workers;
+    const size_t workers = worker_count(threads), batch = 16 * workers;
     std::vector<GridWriter::EncodedPoint> rows(batch);
-    const auto deliver_point = [&](size_t i, GridWriter::EncodedPoint& out) {
-        const std::vector<float> ir = delivery.deliver(std::span<const float>(recorded[i]), band);
-        std::array<std::vector<float>, 3> gradient;
-        std::vector<float> diff;
-        for (size_t a = 0; a < 3; ++a) {
-            const auto& ends = stencil[i].ends[a];
-            one_cell_difference(recorded[ends[0]], recorded[ends[1]], kinds[i][a], g.h, diff);
-            gradient[a] = delivery.deliver(std::span<const float>(diff), band);
-        }
-        out = grid.encode(ir, {gradient[0], gradient[1], gradient[2]});
-    };
-    for (size_t i0 = 0; i0 < lc.points; i0 += batch) {
-        const size_t n = std::min(batch, lc.points - i0);
-        std::vector<std::exception_ptr> errors(workers);
-        std::vector<std::thread> pool;
-        for (size_t w = 0; w < workers; ++w)
-            pool.emplace_back([&, w] {
-                try {
-                    for (size_t k = w; k < n; k += workers)
-                        deliver_point(i0 + k, rows[k]);
-                } catch (...) {
-                    errors[w] = std::current_exception();
-                }
-            });
-        for (auto& t : pool)
-            t.join();
-        for (auto& e : errors)
-            if (e) std::rethrow_exception(e);
-        for (size_t k = 0; k < n; ++k)
-            grid.write_point(i0 + k, rows[k]);
-        points_done(i0 + n);
-        stop_point(stop);
-    }
+    in_batches(
+        lc.points, workers, batch,
+        [&](size_t i) {
+            GridWriter::EncodedPoint& out = rows[i % batch];
+            const std::vector<float> ir =
+                delivery.deliver(std::span<const float>(recorded[i]), band);
+            std::array<std::vector<float>, 3> gradient;
+            std::vector<float> diff;
+            for (size_t a = 0; a < 3; ++a) {
+                const auto& ends = stencil[i].ends[a];
+                one_cell_difference(recorded[ends[0]], recorded[ends[1]], kinds[i][a], g.h, diff);
+                gradient[a] = delivery.deliver(std::span<const float>(diff), band);
+            }
+            out = grid.encode(ir, {gradient[0], gradient[1], gradient[2]});
+        },
+        [&](size_t begin, size_t end) {
+            for (size_t i = begin; i < end; ++i)
+                grid.write_point(i, rows[i % batch]);
+            points_done(end);
+            stop_point(stop);
+        });
     grid.close();
 }
 
@@ -653,31 +640,42 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             observer.write_begin(src_name, n_rec + n_grid);
             const IrDelivery delivery(dt, ex.delay(), fs_out, duration, scene.air,
                                       scene.simulation.speed_of_sound);
-            for (size_t r = 0; r < p.air.receivers.size(); ++r) {
-                const auto& sig = solved.receivers[r];
-                std::vector<float> ir = delivery.deliver(std::span<const double>(sig));
-                auto foa = receiver_foa.wave(r, solved.receivers, ir, delivery);
-                if (full) {
-                    for (size_t c = 0; c < foa.size(); ++c)
-                        foa[c] = full->join(foa[c], geo[r][c]);
-                    ir = foa[0];  // W: the geometric W is its omnidirectional IR
-                }
-                const std::string pair =
-                    safe_name(src_name) + "_" + safe_name(p.air.receivers[r].name) + ".wav";
-                audio::write_wav_float(tmp_dir / "ir" / pair, ir, fs_out, audio::WriteMode::Direct);
-                write_ambix(tmp_dir / "ambix" / pair, foa, fs_out);
-                // The IR's time zero is the emission; both halves place the source and the
-                // receiver at their cell centres.
-                const double direct_s =
-                    norm(p.air.receivers[r].cell_centre - p.air.sources[s].cell_centre) /
-                    scene.simulation.speed_of_sound;
-                acoustics.push_back(room_acoustics(
-                    ir, fs_out, full ? 0.45 * fs_out : 0.8 * scene.simulation.max_frequency,
-                    direct_s, full ? full->crossover_hz() : 0.0, src_name,
-                    p.air.receivers[r].name));
-                observer.write_progress(r + 1);
-                stop_point(stop);
-            }
+            // Each receiver's IRs, files and ISO 3382 table on its own worker thread (a hall's
+            // 16 receivers took 10 s of one thread a source); the table keeps receiver order.
+            std::vector<json> rows(n_rec);
+            const size_t workers = worker_count(settings.threads);
+            in_batches(
+                n_rec, workers, workers,
+                [&](size_t r) {
+                    const auto& sig = solved.receivers[r];
+                    std::vector<float> ir = delivery.deliver(std::span<const double>(sig));
+                    auto foa = receiver_foa.wave(r, solved.receivers, ir, delivery);
+                    if (full) {
+                        for (size_t c = 0; c < foa.size(); ++c)
+                            foa[c] = full->join(foa[c], geo[r][c]);
+                        ir = foa[0];  // W: the geometric W is its omnidirectional IR
+                    }
+                    const std::string pair =
+                        safe_name(src_name) + "_" + safe_name(p.air.receivers[r].name) + ".wav";
+                    audio::write_wav_float(tmp_dir / "ir" / pair, ir, fs_out,
+                                           audio::WriteMode::Direct);
+                    write_ambix(tmp_dir / "ambix" / pair, foa, fs_out);
+                    // The IR's time zero is the emission; both halves place the source and the
+                    // receiver at their cell centres.
+                    const double direct_s =
+                        norm(p.air.receivers[r].cell_centre - p.air.sources[s].cell_centre) /
+                        scene.simulation.speed_of_sound;
+                    rows[r] = room_acoustics(
+                        ir, fs_out, full ? 0.45 * fs_out : 0.8 * scene.simulation.max_frequency,
+                        direct_s, full ? full->crossover_hz() : 0.0, src_name,
+                        p.air.receivers[r].name);
+                },
+                [&](size_t, size_t end) {
+                    observer.write_progress(end);
+                    stop_point(stop);
+                });
+            for (json& row : rows)
+                acoustics.push_back(std::move(row));
             if (scene.listener_grid_every > 0)
                 write_grid(p, solved.grid, delivery, dt,
                            tmp_dir / "grid" / (safe_name(src_name) + ".h5"), src_name, hash,

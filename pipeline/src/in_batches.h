@@ -1,0 +1,46 @@
+// Independent per-item work (a receiver's or a listener-grid point's IRs) on worker threads, a
+// batch at a time: after each batch the calling thread writes what must go in order, reports
+// progress and checks for a stop, so that a stop or an error leaves at most one batch undone.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <exception>
+#include <thread>
+#include <vector>
+
+namespace ardent::pipeline {
+
+// Worker threads for a `threads` setting (0: every core).
+inline size_t worker_count(int threads) {
+    return threads > 0 ? static_cast<size_t>(threads)
+                       : std::max<size_t>(1, std::thread::hardware_concurrency());
+}
+
+// body(i) for every i in [0, n), batches of `batch` items starting at multiples of it, each
+// batch's items spread over `workers` threads; then after(begin, end) on the calling thread.
+// The first exception of a batch is rethrown once its threads have joined.
+template <typename Body, typename After>
+void in_batches(size_t n, size_t workers, size_t batch, Body body, After after) {
+    for (size_t i0 = 0; i0 < n; i0 += batch) {
+        const size_t count = std::min(batch, n - i0), used = std::min(workers, count);
+        std::vector<std::exception_ptr> errors(used);
+        std::vector<std::thread> pool;
+        for (size_t w = 0; w < used; ++w)
+            pool.emplace_back([&, w] {
+                try {
+                    for (size_t k = w; k < count; k += used)
+                        body(i0 + k);
+                } catch (...) {
+                    errors[w] = std::current_exception();
+                }
+            });
+        for (auto& t : pool)
+            t.join();
+        for (auto& e : errors)
+            if (e) std::rethrow_exception(e);
+        after(i0, i0 + count);
+    }
+}
+
+}  // namespace ardent::pipeline
