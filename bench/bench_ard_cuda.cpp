@@ -3,18 +3,24 @@
 // device-to-device copy bandwidth (metrics defined in bench/README.md).
 // Usage: bench_ard_cuda [SCENE.json] [--max-frequency HZ] [--scale S] [--steps N] [--float64]
 //   [--partition-sides smooth|power_of_two]  (default: the scene's)
-//   [--distributed]
+//   [--distributed] [--concurrent S] [--grid-every N]
 //   --scale multiplies the scene's geometry (the paper's benchmark needs ~7000-7500 m^3 of air).
 //   --distributed, under mpirun (one rank per GPU): the partitions spread over the ranks as in
 //   `ardent simulate --distributed`; every rank prints its own line (its cells, halo and stages,
 //   the halo exchanges among them; with ARDENT_HALO=host the stages leave the exchanges out, so
 //   each shows its own work alone).
+//   --grid-every N: record the listener grid every N cells, as `ardent simulate` does (default:
+//   none, the solver alone).
+//   --concurrent S: also S solvers of the scene's sources (cycled), each advanced by its own host
+//   thread on its own stream, all at once: the throughput per source against one solver alone.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -31,6 +37,7 @@ int main(int argc, char** argv) {
     std::string sides;  // the scene's partition_sides unless given
     size_t steps = 1000;
     bool f64 = false, distributed = false;
+    int concurrent = 0, grid_every = 0;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--max-frequency") && i + 1 < argc) {
             f_max = std::atof(argv[++i]);
@@ -42,6 +49,10 @@ int main(int argc, char** argv) {
             steps = static_cast<size_t>(std::atol(argv[++i]));
         } else if (!std::strcmp(argv[i], "--float64")) {
             f64 = true;
+        } else if (!std::strcmp(argv[i], "--grid-every") && i + 1 < argc) {
+            grid_every = std::atoi(argv[++i]);
+        } else if (!std::strcmp(argv[i], "--concurrent") && i + 1 < argc) {
+            concurrent = std::atoi(argv[++i]);
         } else if (!std::strcmp(argv[i], "--distributed")) {
             distributed = true;
         } else {
@@ -54,11 +65,13 @@ int main(int argc, char** argv) {
         ardent::Scene scene = ardent::load_scene(scene_file);
         if (f_max > 0) scene.simulation.max_frequency = f_max;
         if (!sides.empty()) scene.simulation.partition_sides = sides;
-        scene.listener_grid_every = 0;  // measure the solver, not the recording of a grid
+        scene.listener_grid_every = grid_every;  // none: the solver, not a grid's recording
         ardent::bench::scale_scene(scene, scale);
         const auto t0 = std::chrono::steady_clock::now();
         const ardent::Preprocessed p = ardent::preprocess(scene);
+        const auto tp = std::chrono::steady_clock::now();
         ardent::SolverOptions o;
+        o.listener_grid = grid_every > 0;
         o.precision = f64 ? ardent::Precision::Float64 : ardent::Precision::Float32;
         if (comm) {
             o.comm = comm.get();
@@ -67,6 +80,7 @@ int main(int argc, char** argv) {
         auto solver = ardent::ard::make_cuda_solver(p, o);
         const auto t1 = std::chrono::steady_clock::now();
         const double copy_bw = ardent::ard::measure_copy_bandwidth();
+        const auto tw = std::chrono::steady_clock::now();
         solver->advance(20);  // warm-up: graph capture, cuFFT's first executions
         const auto t2 = std::chrono::steady_clock::now();
         solver->advance(steps);
@@ -100,6 +114,9 @@ int main(int argc, char** argv) {
         out["dt"] = solver->dt();
         out["steps"] = steps;
         out["setup_s"] = std::chrono::duration<double>(t1 - t0).count();
+        out["solver_setup_s"] = std::chrono::duration<double>(t1 - tp).count();
+        out["warm_up_s"] = std::chrono::duration<double>(t2 - tw).count();
+        out["grid_points"] = solver->grid_positions().size();
         out["steps_per_s"] = steps_per_s;
         out["air_cell_steps_per_s"] = air * steps_per_s;
         out["all_cell_steps_per_s"] = (air + pml) * steps_per_s;
@@ -120,6 +137,29 @@ int main(int argc, char** argv) {
         }
         out["profiled_ms_per_step"] = total * 1e3;
         out["stages"] = st;
+        if (concurrent > 0 && !comm) {
+            // One solver per source (the scene's sources cycled), warmed up one after another,
+            // then all advanced at once: kernels of different streams share the GPU.
+            std::vector<std::unique_ptr<ardent::Solver>> solvers;
+            for (int k = 0; k < concurrent; ++k) {
+                o.source = static_cast<size_t>(k) % p.air.sources.size();
+                solvers.push_back(ardent::ard::make_cuda_solver(p, o));
+                solvers.back()->advance(20);
+            }
+            const auto c0 = std::chrono::steady_clock::now();
+            std::vector<std::thread> threads;
+            for (auto& sv : solvers)
+                threads.emplace_back([&sv, steps] { sv->advance(steps); });
+            for (auto& t : threads)
+                t.join();
+            const double took =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+            const double per_source = static_cast<double>(steps) * concurrent / took;
+            out["concurrent"] = {{"solvers", concurrent},
+                                 {"seconds", took},
+                                 {"source_steps_per_s", per_source},
+                                 {"throughput_vs_one", per_source / steps_per_s}};
+        }
         // Ranks print one line each, so that their outputs do not interleave.
         std::printf("%s\n", out.dump(comm ? -1 : 2).c_str());
         std::fflush(stdout);

@@ -3,14 +3,14 @@
 # S sources, its receivers and listener grid, at a given max_frequency and duration; prints the
 # stages of result.json's timings_s, the grid files' size and the peak memory, as one JSON object.
 # Usage: bench/end_to_end.sh ARDENT [SCENE.json] [--max-frequency F] [--duration T] [--sources S]
-#        [--device D] [--every N]
+#        [--device D] [--every N] [--band wave|full]
 # Defaults: data/scenes/musikverein.json, 1650 Hz, 1 s, 1 source, cuda, the scene's grid. The
 # results directory goes to a temporary folder that is removed afterwards.
 set -euo pipefail
 ardent="$1"; shift
 scene=data/scenes/musikverein.json
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then scene="$1"; shift; fi
-fmax=1650 duration=1 sources=1 device=cuda every=""
+fmax=1650 duration=1 sources=1 device=cuda every="" band=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --max-frequency) fmax="$2"; shift 2 ;;
@@ -18,6 +18,7 @@ while [ $# -gt 0 ]; do
     --sources) sources="$2"; shift 2 ;;
     --device) device="$2"; shift 2 ;;
     --every) every="$2"; shift 2 ;;
+    --band) band="$2"; shift 2 ;;
     *) echo "end_to_end.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -26,15 +27,17 @@ trap 'rm -rf "$work"' EXIT
 # The scene next to the original, so that its mesh path still resolves.
 variant="$(dirname "$scene")/.end-to-end-$$.json"
 trap 'rm -rf "$work" "$variant"' EXIT
-python3 - "$scene" "$variant" "$fmax" "$duration" "$sources" "$every" <<'PY'
+python3 - "$scene" "$variant" "$fmax" "$duration" "$sources" "$every" "$band" <<'PY'
 import json, sys
-scene, out, fmax, duration, sources, every = sys.argv[1:]
+scene, out, fmax, duration, sources, every, band = sys.argv[1:]
 s = json.load(open(scene))
 s["sources"] = s["sources"][: int(sources)]
 s["simulation"]["max_frequency"] = float(fmax)
 s["simulation"]["duration"] = float(duration)
 if every:
     s["listener_grid"] = {"every": int(every)}
+if band:
+    s["simulation"]["band"] = band
 json.dump(s, open(out, "w"))
 PY
 /usr/bin/time -f "%M" -o "$work/rss" "$ardent" simulate "$variant" -o "$work/out" --device "$device" \

@@ -52,6 +52,7 @@ const std::vector<int64_t>& Solver::plane_cells(const Grid& grid, int axis, int 
 }
 
 void Solver::save_signals(std::ostream& out) const {
+    settle_signals();
     for (const auto& r : receivers_) {
         checkpoint::write_pod(out, r.size());
         checkpoint::write_array(out, r.data(), r.size());
@@ -75,6 +76,7 @@ void Solver::load_signals(std::istream& in) {
 }
 
 void Solver::gather_signals(Communicator& comm) {
+    settle_signals();
     const size_t n = step_ - gathered_;
     gathered_ = step_;
     if (n == 0) return;

@@ -176,6 +176,36 @@ __global__ void source_and_sample(Real* force, int32_t source, const Real* sampl
     }
 }
 
+// The same for many samples (a listener grid): one thread per sample over as many blocks as
+// they need, then source_and_advance. In one block, a hall's 38 835 grid points took 0.15 ms a
+// step, the rest of the GPU idle.
+template <typename Real>
+__global__ void sample_cells(const Real* force, int32_t source, const Real* samples,
+                             unsigned long long source_count, const int32_t* cells, int count,
+                             const Real* field, Real scale, Real* buffer, int slots,
+                             const unsigned long long* step) {
+    const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    if (i >= count) return;
+    const unsigned long long s = *step;
+    const long long slot =
+        slots > 0 ? static_cast<long long>(s % static_cast<unsigned long long>(slots)) : 0;
+    const int32_t c = cells[i];
+    if (c < 0) {  // another rank's cell (a distributed run): it records it
+        buffer[slot * count + i] = Real(0);
+        return;
+    }
+    const Real f = s < source_count && c == source ? force[c] + samples[s] : force[c];
+    buffer[slot * count + i] = field[c] + scale * f;
+}
+
+template <typename Real>
+__global__ void source_and_advance(Real* force, int32_t source, const Real* samples,
+                                   unsigned long long source_count, unsigned long long* step) {
+    const unsigned long long s = *step;
+    if (s < source_count && source >= 0) force[source] += samples[s];
+    *step = s + 1;
+}
+
 // One thread per PML line: the new level goes into the field and the current one into `old`,
 // which is the CPU backend's update followed by its swap. The line reads beyond its face the
 // values in `air` (gather_values), or, where no line reads another's cells, the field's cells

@@ -64,16 +64,23 @@ class Solver {
     // Moves the recorded signals out, for a caller done with the run (the solver keeps none).
     void take_signals(std::vector<std::vector<double>>& receivers,
                       std::vector<std::vector<float>>& grid) {
+        settle_signals();
         receivers = std::move(receivers_);
         grid = std::move(grid_signals_);
     }
 
     // Pressure at every receiver (scene order) for every step done so far. In a distributed run
     // rank 0 holds them (gathered at the end of every advance()); other ranks hold none.
-    const std::vector<std::vector<double>>& receivers() const { return receivers_; }
+    const std::vector<std::vector<double>>& receivers() const {
+        settle_signals();
+        return receivers_;
+    }
     // Listener grid: cell centres and, per point, the pressure at every step.
     const std::vector<Vec3>& grid_positions() const { return grid_positions_; }
-    const std::vector<std::vector<float>>& grid_signals() const { return grid_signals_; }
+    const std::vector<std::vector<float>>& grid_signals() const {
+        settle_signals();
+        return grid_signals_;
+    }
 
     // Diagnostics and tests: sum of p^2 over air cells, and setting the initial field (both
     // time levels) of one air cell.
@@ -107,6 +114,10 @@ class Solver {
     virtual void load_state(std::istream& in) = 0;
 
   protected:
+    // A backend whose samples come back asynchronously (the CUDA ARD backend copies them while
+    // later steps run) brings receivers_ and grid_signals_ up to date here; every reader of them
+    // calls it first.
+    virtual void settle_signals() const {}
     // Backends call this every few dozen steps. Throws SolverError, naming the step, when the
     // field is NaN or infinite, or once the source (injecting: `injects`) is silent, when sum p^2
     // grows past 1000 times its peak: a passive room cannot gain energy, but sum p^2 swings
@@ -132,9 +143,10 @@ class Solver {
     size_t step_ = 0;
     size_t gathered_ = 0;  // steps whose samples gather_signals() has summed
     Excitation excitation_;
-    std::vector<std::vector<double>> receivers_;
+    // Mutable for settle_signals(), which completes them from a const reader.
+    mutable std::vector<std::vector<double>> receivers_;
     std::vector<Vec3> grid_positions_;
-    std::vector<std::vector<float>> grid_signals_;
+    mutable std::vector<std::vector<float>> grid_signals_;
 
   private:
     mutable int plane_axis_ = -1, plane_index_ = -1;
