@@ -240,36 +240,9 @@ class ArdCpu final : public Solver {
                static_cast<size_t>(s.size[2]);
     }
 
-    // Per shape and mode: p_new = a p - p_old + b f, with b carrying the DCT round trip's 1/(8N),
-    // and the filter phi that turns the modes into the field q the solver exposes.
+    // Per shape and mode: the update's coefficients and the field filter (build_mode_tables).
     void build_coefficients() {
-        const Layout& L = layout_;
-        const double pi = 3.14159265358979323846;
-        coef_offset_.resize(L.groups.size());
-        size_t total = 0;
-        for (size_t g = 0; g < L.groups.size(); ++g) {
-            coef_offset_[g] = total;
-            total += L.groups[g].cells();
-        }
-        coef_a_.resize(total);
-        coef_b_.resize(total);
-        coef_phi_.resize(total);
-        for (size_t g = 0; g < L.groups.size(); ++g) {
-            const Index3 n = L.groups[g].size;
-            const double norm = 1.0 / (8.0 * static_cast<double>(L.groups[g].cells()));
-            size_t i = coef_offset_[g];
-            for (int kz = 0; kz < n[2]; ++kz)
-                for (int ky = 0; ky < n[1]; ++ky)
-                    for (int kx = 0; kx < n[0]; ++kx, ++i) {
-                        const double wx = kx / (n[0] * L.h), wy = ky / (n[1] * L.h),
-                                     wz = kz / (n[2] * L.h);
-                        const double w = L.c * pi * std::sqrt(wx * wx + wy * wy + wz * wz);
-                        const ModeCoefficients m = mode_coefficients(w, dt_);
-                        coef_a_[i] = static_cast<Real>(m.a);
-                        coef_b_[i] = static_cast<Real>(m.b * norm);
-                        coef_phi_[i] = static_cast<Real>(field_filter(w, dt_));
-                    }
-        }
+        build_mode_tables(layout_, coef_offset_, coef_a_, coef_b_, coef_phi_);
     }
 
     void build_pml_profile() {

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <map>
 #include <stdexcept>
-#include <tuple>
+#include <unordered_map>
 
 #include "ardent/preprocess/estimate.h"
 #include "ardent/preprocess/wall_admittance.h"
@@ -53,6 +54,48 @@ double pml_sigma_max(double alpha, double c, double h, int depth) {
     // integral of sigma_max (x/L)^m over the layer is sigma_max L / (m + 1).
     return -(c / 2) * std::log(r) * (kPmlProfileOrder + 1) / length;
 }
+
+template <typename Real>
+void build_mode_tables(const Layout& L, std::vector<size_t>& offsets, std::vector<Real>& a,
+                       std::vector<Real>& b, std::vector<Real>& phi) {
+    offsets.resize(L.groups.size());
+    size_t total = 0;
+    std::vector<std::pair<size_t, int>> planes;  // (group, kz): the parallel loop's items
+    for (size_t g = 0; g < L.groups.size(); ++g) {
+        offsets[g] = total;
+        total += L.groups[g].cells();
+        for (int kz = 0; kz < L.groups[g].size[2]; ++kz)
+            planes.emplace_back(g, kz);
+    }
+    a.resize(total);
+    b.resize(total);
+    phi.resize(total);
+    const double pi = 3.14159265358979323846;
+#pragma omp parallel for schedule(dynamic, 16)
+    for (size_t item = 0; item < planes.size(); ++item) {
+        const auto [g, kz] = planes[item];
+        const Index3 n = L.groups[g].size;
+        const double norm = 1.0 / (8.0 * static_cast<double>(L.groups[g].cells()));
+        size_t i = offsets[g] + static_cast<size_t>(kz) * static_cast<size_t>(n[0]) *
+                                    static_cast<size_t>(n[1]);
+        for (int ky = 0; ky < n[1]; ++ky)
+            for (int kx = 0; kx < n[0]; ++kx, ++i) {
+                const double wx = kx / (n[0] * L.h), wy = ky / (n[1] * L.h),
+                             wz = kz / (n[2] * L.h);
+                const double w = L.c * pi * std::sqrt(wx * wx + wy * wy + wz * wz);
+                const ModeCoefficients m = mode_coefficients(w, L.dt);
+                a[i] = static_cast<Real>(m.a);
+                b[i] = static_cast<Real>(m.b * norm);
+                phi[i] = static_cast<Real>(field_filter(w, L.dt));
+            }
+    }
+}
+
+template void build_mode_tables<float>(const Layout&, std::vector<size_t>&, std::vector<float>&,
+                                       std::vector<float>&, std::vector<float>&);
+template void build_mode_tables<double>(const Layout&, std::vector<size_t>&,
+                                        std::vector<double>&, std::vector<double>&,
+                                        std::vector<double>&);
 
 Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, double courant,
                     bool receiver_gradients) {
@@ -110,10 +153,21 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
     // a face with a PML line behind it (none where it is 0: R = 1), the branches drive the air in
     // front of the face (WallFace). An open material (absorption 1) is the bare PML line, R = 0.
     const size_t materials = p.scene.materials.size();
-    std::vector<WallFit> fits;
+    // Fitted on all cores: about 0.15 s a material on one.
+    std::vector<WallFit> fits(materials);
+    std::vector<std::exception_ptr> failed(materials);
+#pragma omp parallel for schedule(dynamic)
+    for (size_t m = 0; m < materials; ++m) {
+        try {
+            fits[m] = fit_wall(p.scene.materials[m], p.scene.simulation.max_frequency);
+        } catch (...) {
+            failed[m] = std::current_exception();
+        }
+    }
+    for (const std::exception_ptr& e : failed)
+        if (e) std::rethrow_exception(e);
     std::vector<double> material_reflection(materials);
     for (size_t m = 0; m < materials; ++m) {
-        fits.push_back(fit_wall(p.scene.materials[m], p.scene.simulation.max_frequency));
         const double beta = fits[m].open ? 1.0 : fits[m].admittance.conductance;
         material_reflection[m] = std::clamp((1 - beta) / (1 + beta), 0.0, 1.0);
     }
@@ -128,14 +182,18 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
         const PmlSlab* slab;
     };
     std::vector<PmlFace> pml_faces;
-    std::map<std::tuple<int32_t, int, int>, int32_t> pml_line_at;
+    // Hashed on (cell, axis, side): an ordered map of a hall's million faces cost seconds.
+    std::unordered_map<int64_t, int32_t> pml_line_at;
+    const auto face_key = [](int32_t cell, int axis, int side) {
+        return static_cast<int64_t>(cell) * 8 + axis * 2 + (side > 0 ? 1 : 0);
+    };
     for (int a = 0; a < 3; ++a)
         for (int side : {-1, 1})
             for (const PmlSlab& s : d.pml) {
                 if (s.axis != a || s.side != side) continue;
                 if (material_reflection[static_cast<size_t>(s.material)] >= 1) continue;
                 for_each_face(s, [&](Index3 a0) {
-                    pml_line_at[{L.flat(a0), a, side}] = static_cast<int32_t>(pml_faces.size());
+                    pml_line_at[face_key(L.flat(a0), a, side)] = static_cast<int32_t>(pml_faces.size());
                     pml_faces.push_back({a0, a, side, &s});
                 });
             }
@@ -168,7 +226,7 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
                 c = next;
                 continue;
             }
-            const auto pml = pml_line_at.find({L.flat(c), axis, heading});
+            const auto pml = pml_line_at.find(face_key(L.flat(c), axis, heading));
             if (pml != pml_line_at.end()) {
                 const auto line = static_cast<size_t>(pml->second);
                 if (transmission[line] > 0)
@@ -182,15 +240,17 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
     };
     // A reader's index for a sum of terms: the cell itself for a single cell of weight 1, else a
     // new ghost (readers rarely share a sum: sharing would save little and cost a lookup).
-    auto intern = [&](Terms t) -> int32_t {
-        std::sort(t.begin(), t.end());
-        Terms merged;
-        for (const auto& [cell, w] : t) {
-            if (!merged.empty() && merged.back().first == cell)
-                merged.back().second += w;
+    // Sorts and merges `merged` in place (readers come in millions: no allocation per call).
+    auto intern = [&](Terms& merged) -> int32_t {
+        std::sort(merged.begin(), merged.end());
+        size_t kept = 0;
+        for (size_t i = 0; i < merged.size(); ++i) {
+            if (kept > 0 && merged[kept - 1].first == merged[i].first)
+                merged[kept - 1].second += merged[i].second;
             else
-                merged.emplace_back(cell, w);
+                merged[kept++] = merged[i];
         }
+        merged.resize(kept);
         std::erase_if(merged, [](const auto& e) { return e.second == 0; });
         if (merged.size() == 1 && merged[0].second == 1) return merged[0].first;
         for (const auto& [cell, w] : merged) {
@@ -201,10 +261,11 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
         const auto ghost = static_cast<int32_t>(L.ghost_offsets.size() - 2);
         return -2 - ghost;  // made absolute once pml_cells is known
     };
+    Terms scratch;
     auto true_field = [&](Index3 start, int axis, int dir, int k) {
-        Terms t;
-        walk(start, axis, dir, k, 1.0, t);
-        return intern(std::move(t));
+        scratch.clear();
+        walk(start, axis, dir, k, 1.0, scratch);
+        return intern(scratch);
     };
 
     // The fitted interface matrix assumes a field that is a sum of plane waves in band along the
@@ -302,7 +363,7 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
                         c[v] += jv;
                         const Index3 beyond = step(c, a, side);
                         if (L.flat(beyond) >= 0) continue;  // air: an interface handles it
-                        if (pml_line_at.count({L.flat(c), a, side})) continue;  // a PML line
+                        if (pml_line_at.count(face_key(L.flat(c), a, side))) continue;  // a PML line
                         InterfaceLine line{};
                         for (int j = 0; j < kReach; ++j) {
                             line.right[j] = j < n ? L.flat(step(c, a, -side * j)) : -1;
@@ -379,7 +440,7 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
             Terms t;
             walk(f.cell, a, -side, j, transmission[i], t);
             if (reflection[i] > 0) t.emplace_back(pml_cell(i, j), -reflection[i]);
-            pl.air[j] = intern(std::move(t));
+            pl.air[j] = intern(t);
             // The air side plays "right": j cells in from the wall face.
             line.right[j] = j < n ? L.flat(step(f.cell, a, -side * j)) : -1;
             line.left[j] = -1;

@@ -152,8 +152,9 @@ class ArdCuda final : public Solver, public Profiled {
         check_device_memory(p, need, "ARD", comm_ ? comm_->size() : 1);
 
         // Host-side tables, then the device state.
-        std::vector<Real> a(coefs), b(coefs), phi(coefs);
-        build_coefficients(a, b, phi);
+        std::vector<Real> a, b, phi;
+        std::vector<size_t> mode_offsets;
+        build_mode_tables(L, mode_offsets, a, b, phi);  // the groups' coef offsets, in order
         std::vector<Real> profiles;
         std::vector<int32_t> profile_of;
         build_pml_profiles(profiles, profile_of);
@@ -506,7 +507,7 @@ class ArdCuda final : public Solver, public Profiled {
         wall_u_.upload(faces, t);
         wall_dv_.upload(faces, t);
         wall_terms_.allocate(kReach * n, t);
-        upload_gather(std::move(to), wall_gather_, t);
+        upload_gather(to, wall_gather_, t);
         wall_scale_ = static_cast<Real>(L.c / (L.h * L.dt));
     }
 
@@ -522,27 +523,6 @@ class ArdCuda final : public Solver, public Profiled {
     }
 
     // Per group, in the mode layout [kz][ky][kx]: a, b (with the DCT round trip's 1/(8N)) and phi.
-    void build_coefficients(std::vector<Real>& a, std::vector<Real>& b, std::vector<Real>& phi) {
-        const Layout& L = layout_;
-        const double pi = 3.14159265358979323846;
-        for (size_t gi = 0; gi < groups_.size(); ++gi) {
-            const Index3 n = L.groups[gi].size;
-            const double norm = 1.0 / (8.0 * static_cast<double>(L.groups[gi].cells()));
-            size_t i = static_cast<size_t>(groups_[gi].coef);
-            for (int kz = 0; kz < n[2]; ++kz)
-                for (int ky = 0; ky < n[1]; ++ky)
-                    for (int kx = 0; kx < n[0]; ++kx, ++i) {
-                        const double wx = kx / (n[0] * L.h), wy = ky / (n[1] * L.h),
-                                     wz = kz / (n[2] * L.h);
-                        const double w = L.c * pi * std::sqrt(wx * wx + wy * wy + wz * wz);
-                        const ModeCoefficients m = mode_coefficients(w, dt_);
-                        a[i] = static_cast<Real>(m.a);
-                        b[i] = static_cast<Real>(m.b * norm);
-                        phi[i] = static_cast<Real>(field_filter(w, dt_));
-                    }
-        }
-    }
-
     // A PML cell renumbered into the device's depth-major PML layout (cell k of PML line l at
     // air_cells + k * lines + l instead of air_cells + l * depth + k); air cells and ghosts stay.
     void renumber(int32_t& c) const {
@@ -631,19 +611,28 @@ class ArdCuda final : public Solver, public Profiled {
     };
     // A gather's tables from its (target cell, term) pairs: the cells in order, each with its
     // terms (in the order given) at offsets[i] .. offsets[i + 1].
-    static void upload_gather(std::vector<std::pair<int32_t, int32_t>> to, Gather& g,
+    // Counted, not sorted: the cells are field indices, and a stable sort of a hall's 13 M pairs
+    // took a second.
+    static void upload_gather(const std::vector<std::pair<int32_t, int32_t>>& to, Gather& g,
                               size_t& bytes) {
-        std::stable_sort(to.begin(), to.end(),
-                         [](const auto& a, const auto& b) { return a.first < b.first; });
-        std::vector<int32_t> cells, offsets, terms;
-        for (const auto& [cell, term] : to) {
-            if (cells.empty() || cells.back() != cell) {
-                cells.push_back(cell);
-                offsets.push_back(static_cast<int32_t>(terms.size()));
+        int32_t top = -1;
+        for (const auto& e : to)
+            top = std::max(top, e.first);
+        std::vector<int32_t> start(static_cast<size_t>(top) + 2, 0);  // terms before each cell
+        for (const auto& e : to)
+            ++start[static_cast<size_t>(e.first) + 1];
+        std::vector<int32_t> cells, offsets;
+        for (size_t c = 0; c + 1 < start.size(); ++c) {
+            if (start[c + 1] > 0) {
+                cells.push_back(static_cast<int32_t>(c));
+                offsets.push_back(start[c]);
             }
-            terms.push_back(term);
+            start[c + 1] += start[c];
         }
-        offsets.push_back(static_cast<int32_t>(terms.size()));
+        offsets.push_back(static_cast<int32_t>(to.size()));
+        std::vector<int32_t> terms(to.size());
+        for (const auto& [cell, term] : to)  // in the order given within a cell
+            terms[static_cast<size_t>(start[static_cast<size_t>(cell)]++)] = term;
         g.cells.upload(cells, bytes);
         g.offsets.upload(offsets, bytes);
         g.terms_of.upload(terms, bytes);
@@ -658,7 +647,7 @@ class ArdCuda final : public Solver, public Profiled {
                 if (line.left[j] >= 0) to.emplace_back(line.left[j], base + kReach + j);
             }
         }
-        upload_gather(std::move(to), g, bytes);
+        upload_gather(to, g, bytes);
         g.first = first;
         g.last = last;
     }
