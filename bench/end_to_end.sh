@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `ardent simulate` end to end on a hall, as a user runs it (issue 21's run): the scene's first
-# S sources, its receivers and listener grid, at a given max_frequency and duration; prints the
-# stages of result.json's timings_s, the grid files' size and the peak memory, as one JSON object.
+# S sources (beyond its own, added between receivers), its receivers and listener grid, at a
+# given max_frequency and duration; prints the stages of result.json's timings_s, the grid files'
+# size and the peak memory, as one JSON object.
 # Usage: bench/end_to_end.sh ARDENT [SCENE.json] [--max-frequency F] [--duration T] [--sources S]
 #        [--device D] [--every N] [--band wave|full]
 # Defaults: data/scenes/musikverein.json, 1650 Hz, 1 s, 1 source, cuda, the scene's grid. The
@@ -32,6 +33,14 @@ import json, sys
 scene, out, fmax, duration, sources, every, band = sys.argv[1:]
 s = json.load(open(scene))
 s["sources"] = s["sources"][: int(sources)]
+# More sources than the scene has: the next ones halfway between successive receivers (ear
+# height over the audience, so in air), named S<n>.
+k = 0
+while len(s["sources"]) < int(sources):
+    a, b = s["receivers"][k]["position"], s["receivers"][k + 1]["position"]
+    s["sources"].append({"name": "S%d" % (len(s["sources"]) + 1),
+                         "position": [(x + y) / 2 for x, y in zip(a, b)]})
+    k += 2
 s["simulation"]["max_frequency"] = float(fmax)
 s["simulation"]["duration"] = float(duration)
 if every:
