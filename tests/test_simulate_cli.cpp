@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <random>
 #include <set>
 #include <string>
 #include <thread>
@@ -389,6 +390,46 @@ TEST_F(SimulateCli, MemoryBeyondTheMachineIsExitThree) {
     EXPECT_NE(r.err.find("duration"), std::string::npos) << r.err;
     EXPECT_EQ(dir.listing(), "box.json\n");
     EXPECT_EQ(run_ardent("simulate box.json --threads 1 --duration 4000", dir.path()).exit_code, 2);
+}
+
+// What `ardent info` and result.json estimate for a run's peak memory against the process's
+// measured peak: boxes, frequencies and durations from seeds not used to fit the estimate (it
+// was fitted on the L-shaped room, the shoebox and the Musikverein), two sources (one runs at a
+// time) and a dense listener grid, so that the recorded signals are most of the peak.
+TEST_F(SimulateCli, MemoryEstimateIsWithinAQuarterOfThePeak) {
+    for (unsigned seed : {1901u, 1902u, 1903u}) {
+        std::mt19937 rng(seed);
+        auto uniform = [&](double lo, double hi) {
+            return std::uniform_real_distribution<double>(lo, hi)(rng);
+        };
+        const double x = uniform(4, 8), y = uniform(3, 6), z = uniform(2.5, 4);
+        const double f = uniform(350, 550), duration = uniform(0.3, 0.8);
+        const int every = seed == 1903u ? 2 : 1;
+        char scene[1024];
+        std::snprintf(scene, sizeof scene, R"({
+  "format": "ardent-scene/1", "name": "memory box",
+  "geometry": {"box": [%.2f, %.2f, %.2f]},
+  "materials": {"plaster": {"absorption": 0.1}},
+  "surfaces": {"*": "plaster"},
+  "sources": [{"name": "S1", "position": [1, 1, 1.2]}, {"name": "S2", "position": [%.2f, %.2f, 1.5]}],
+  "receivers": [{"name": "R1", "position": [%.2f, %.2f, 1.4]}],
+  "simulation": {"band": "wave", "device": "cpu", "max_frequency": %.0f, "duration": %.2f},
+  "listener_grid": {"every": %d}
+})",
+                      x, y, z, x - 1, y - 1, x / 2, y / 2, f, duration, every);
+        SCOPED_TRACE(testing::Message() << "seed " << seed << ": box " << x << " x " << y << " x "
+                                        << z << " m, " << f << " Hz, " << duration
+                                        << " s, grid every " << every);
+        ScratchDir dir;
+        dir.write("box.json", scene);
+        const auto r = run_ardent("simulate box.json --threads 1 --quiet -o out", dir.path(), 300);
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const auto memory = read_json(dir.path() / "out" / "result.json").at("memory");
+        const double estimate = memory.at("estimate_bytes"), peak = memory.at("peak_rss_bytes");
+        std::printf("[ measured ] seed %u: estimate %.1f MB, peak %.1f MB (%+.1f %%)\n", seed,
+                    estimate / 1e6, peak / 1e6, 100 * (estimate / peak - 1));
+        EXPECT_NEAR(estimate / peak, 1.0, 0.25);
+    }
 }
 
 TEST_F(SimulateCli, CtrlCStopsCleanly) {

@@ -777,7 +777,10 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             {"acoustics", acoustics},
             {"statistics", info_json(p)},
             {"memory",
-             {{"estimate_bytes", sim.solver == "fdtd" ? est.memory_fdtd : est.memory_ard_cpu},
+             {{"estimate_bytes", sim.solver == "fdtd" ? est.memory_fdtd
+                                 : solver_json.value("device", "") == "cuda"
+                                     ? est.memory_ard_gpu_host
+                                     : est.memory_ard_cpu},
               {"solver_bytes", solver_memory},
               {"peak_rss_bytes", peak_rss_bytes()}}},
             {"timings_s",

@@ -1,5 +1,6 @@
 #include "ardent/preprocess/estimate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -89,19 +90,37 @@ ResourceEstimate estimate_resources(const EstimateInputs& in) {
 
     const double cells = static_cast<double>(in.partition_cells);
     const double pml = static_cast<double>(in.pml_cells);
+    const double grid = static_cast<double>(in.grid_cells);
     const double steps_ard = std::ceil(in.duration / e.dt_ard);
     const double steps_fdtd = std::ceil(in.duration / e.dt_fdtd);
-    const double outputs = static_cast<double>(in.sources) *
-                           static_cast<double>(in.receivers + in.listener_points) * 4.0;
-    // ARD per air cell: pressure, forcing and two mode arrays (float32); per PML cell: pressure,
-    // previous pressure, auxiliary field and damping; per distinct shape: the mode coefficients;
+    // One source's signals: receivers in float64, grid cells in float32, and the write stage's
+    // copies of them (resampled IRs, the grid's decimated rows and compressed chunks): 1.5 times
+    // the samples, fitted to the peaks of a hall's run on a GPU and of small rooms on the CPU.
+    e.signal_bytes_per_step = 1.5 * (8.0 * static_cast<double>(in.receivers) +
+                                     4.0 * static_cast<double>(in.listener_points));
+    // What the preprocessed scene keeps (about 10 B per grid cell), and ARD's layout on the host:
+    // each grid cell's index (4 B) and per coupling line (one per interface face cell and per PML
+    // line) its indices, its ghosts' terms and weights: about 120 B.
+    const double pml_lines = in.pml_depth > 0 ? pml / static_cast<double>(in.pml_depth) : 0;
+    const double lines = static_cast<double>(in.interface_face_cells) + pml_lines;
+    const double scene = kProcessBaseBytes + 10 * grid;
+    const double layout = 4 * grid + 120 * lines;
+    // ARD's state per air cell: pressure, forcing and two mode levels (float32); per PML cell:
+    // the field, its previous level and the auxiliary field; the mode tables per distinct shape;
     // FFTW scratch for the largest partition.
-    e.memory_ard_cpu = 16 * cells + 16 * pml + 8 * static_cast<double>(in.distinct_shape_cells) +
-                       8 * static_cast<double>(in.largest_partition_cells) + outputs * steps_ard;
-    // On the GPU the batched real-FFT DCT needs a complex work buffer for a whole batch.
-    e.memory_ard_gpu = e.memory_ard_cpu + 8 * cells;
+    e.memory_ard_cpu = scene + layout + 16 * cells + 12 * pml +
+                       12 * static_cast<double>(in.distinct_shape_cells) +
+                       8 * static_cast<double>(in.largest_partition_cells) +
+                       e.signal_bytes_per_step * steps_ard;
+    // On the GPU: the same fields, the lines' tables, terms and gathers (about 170 B a line) and
+    // the samples' ring (at most 64 MB, pinned on the host too). A hall at 1650 Hz: 1.47 GB
+    // measured (bench_ard_cuda), 1.5 GB estimated.
+    const double ring = std::min(64e6, 512 * 4.0 * static_cast<double>(in.receivers + in.listener_points));
+    e.memory_ard_gpu = 16 * cells + 12 * pml + 12 * static_cast<double>(in.distinct_shape_cells) +
+                       170 * lines + ring;
+    e.memory_ard_gpu_host = scene + layout + ring + e.signal_bytes_per_step * steps_ard;
     // FDTD: two pressure arrays and a flag byte per cell of its (finer) bounding-box grid.
-    e.memory_fdtd = 9 * e.fdtd_cells + outputs * steps_fdtd;
+    e.memory_fdtd = scene + 9 * e.fdtd_cells + e.signal_bytes_per_step * steps_fdtd;
 
     const double ard_work = (cells + pml) * steps_ard;
     const double fdtd_work = e.fdtd_cells * steps_fdtd;

@@ -89,8 +89,18 @@ ResourceEstimate Preprocessed::estimate() const {
     in.h = air.grid.h;
     in.c = scene.simulation.speed_of_sound;
     in.duration = scene.simulation.duration;
+    in.grid_cells = air.grid.count();
     in.partition_cells = decomposition.cells_in_partitions();
     in.pml_cells = decomposition.pml_cells();
+    in.pml_depth = static_cast<size_t>(std::max(decomposition.pml_depth, 0));
+    for (const Interface& f : decomposition.interfaces) {
+        size_t area = 1;
+        for (int a = 0; a < 3; ++a)
+            if (a != f.axis)
+                area *= static_cast<size_t>(f.hi[static_cast<size_t>(a)] -
+                                            f.lo[static_cast<size_t>(a)]);
+        in.interface_face_cells += area;
+    }
     std::set<std::array<int, 3>> shapes;
     for (const auto& p : decomposition.partitions) {
         if (shapes.insert(p.size).second) in.distinct_shape_cells += p.cells();

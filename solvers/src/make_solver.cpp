@@ -21,19 +21,15 @@ void check_memory(const Preprocessed& p, const SolverOptions& options) {
     // the estimate's FDTD figures assume a grid at ARD's resolution and would shrink h once more
     // (the 512^3 benchmark box came out at 67 GB instead of 1.2 GB).
     const double dt = fdtd ? fdtd_time_step(p.air.grid.h, sim.speed_of_sound) : e.dt_ard;
-    const double sources = static_cast<double>(std::max<size_t>(1, p.scene.sources.size()));
-    // The estimate counts the recorded signals of every source; one source runs at a time. The
-    // receivers and the listener grid record their cells and the cells next to them.
-    const double outputs_all =
-        sources *
-        static_cast<double>(p.receiver_cells().cells.size() + p.listener_cells().cells.size()) *
-        4.0 * std::ceil(sim.duration / dt);
+    // One source runs at a time: its recorded signals (the receivers and the listener grid, their
+    // cells and the cells next to them) grow with the duration; the rest is the fields.
+    const double outputs = e.signal_bytes_per_step * std::ceil(sim.duration / dt);
     // FDTD: two pressure arrays and about a byte of tables per grid cell (as the estimate counts).
-    const double total =
-        fdtd ? 9.0 * static_cast<double>(p.air.grid.count()) + outputs_all : e.memory_ard_cpu;
-    const double outputs = outputs_all / sources;
+    const double fixed = fdtd ? kProcessBaseBytes + 9.0 * static_cast<double>(p.air.grid.count())
+                              : e.memory_ard_cpu - e.signal_bytes_per_step * std::ceil(
+                                                       sim.duration / e.dt_ard);
     const double precision = options.precision == Precision::Float64 ? 2.0 : 1.0;
-    const double fields = precision * std::max(0.0, total - outputs_all);
+    const double fields = precision * std::max(0.0, fixed);
     const double need = fields + outputs;
     const double have = static_cast<double>(available_memory_bytes());
     if (have <= 0 || need <= 0.9 * have) return;

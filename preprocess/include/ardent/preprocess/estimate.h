@@ -46,22 +46,38 @@ size_t available_memory_bytes();
 // would fit.
 void check_preprocess_memory(const Scene& scene, double cells);
 
+// Memory in bytes: the peak host memory of a run (the process, the preprocessed scene, the
+// solver's state and one source's recorded signals as the write stage holds them: sources run
+// one after another), and for the GPU backends their device memory. Calibrated against
+// result.json's peak_rss_bytes (docs/info.md).
 struct ResourceEstimate {
     double dt_ard = 0, dt_fdtd = 0;
     double fdtd_h = 0;
     double fdtd_cells = 0;  // cells of the FDTD grid (the whole bounding box at FDTD resolution)
-    double memory_ard_cpu = 0, memory_ard_gpu = 0, memory_fdtd = 0;               // bytes
+    double memory_ard_cpu = 0;       // host peak, ARD on the CPU
+    double memory_ard_gpu = 0;       // GPU memory, ARD on a GPU
+    double memory_ard_gpu_host = 0;  // host peak beside it
+    double memory_fdtd = 0;          // host peak, FDTD on the CPU (its GPU memory is about the same)
+    // One source's recorded signals per time step, as the write stage holds them (the samples
+    // and their written copies): times the steps, the part of a peak that grows with duration.
+    double signal_bytes_per_step = 0;
     double sps_ard_cpu = 0, sps_ard_gpu = 0, sps_fdtd_cpu = 0, sps_fdtd_gpu = 0;  // s per sim s
 };
 
 struct EstimateInputs {
     double h = 0, c = 343;
     double duration = 1;
+    size_t grid_cells = 0;  // the voxel grid, air or not
     size_t partition_cells = 0, pml_cells = 0, distinct_shape_cells = 0;
-    size_t receivers = 0, sources = 1, listener_points = 0;
+    size_t interface_face_cells = 0;  // cells on air-air interfaces (ARD's coupling lines)
+    size_t pml_depth = 0;
+    size_t receivers = 0, sources = 1, listener_points = 0;  // recorded cells, with neighbours
     size_t largest_partition_cells = 0;
     Index3 bbox_cells{};  // model bounding box in cells of size h, without padding
 };
+
+// Bytes of the process before any scene (the program and its libraries).
+inline constexpr double kProcessBaseBytes = 30e6;
 
 ResourceEstimate estimate_resources(const EstimateInputs& in);
 
