@@ -171,6 +171,19 @@ TEST(ArdCuda, ListenerGridAgreesWithCpu) {
     EXPECT_LE(cpu_vs_cuda(p, 400, Precision::Float32, "listener grid").rel_l2, 1e-4);
 }
 
+// Every cell on the grid: more samples than one block takes (sampled by many blocks), and more
+// steps than two rings of them (copied back while later steps run, the mirror reused).
+TEST(ArdCuda, DenseListenerGridAgreesWithCpuAcrossRings) {
+    REQUIRE_GPU();
+    Scene scene = parse_scene(box_scene_json(box({16, 12, 10}, 7)), "grid.json");
+    scene.listener_grid_every = 1;
+    PreprocessOptions options;
+    options.decomposition.max_partition_side = 7;
+    const Preprocessed p = preprocess(scene, options);
+    ASSERT_GT(p.listener_cells().cells.size(), 4u * 256u);
+    EXPECT_LE(cpu_vs_cuda(p, 1100, Precision::Float32, "dense listener grid").rel_l2, 1e-4);
+}
+
 TEST(ArdCuda, InitialFieldEnergyMatchesCpu) {
     REQUIRE_GPU();
     const Preprocessed p = build(box({20, 14, 10}, 8));
