@@ -1,5 +1,6 @@
 #include "ardent/preprocess/mesh_import.h"
 
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -74,6 +75,31 @@ std::string user_reason(const std::string& why) {
     return "not a readable mesh (" + (why.empty() ? std::string("unknown format") : why) + ")";
 }
 
+// Assimp 5.2's PLY reader never returns on a header without its `end_header` line ("ply",
+// "format ascii 1.0" and nothing more hung `ardent info` for ever; found by fuzz_mesh_import). A
+// file Assimp would read as PLY, by its extension or its "ply" signature, is checked for that
+// line first. PLY headers are a few lines; 1 MB without one is no PLY header.
+void check_ply_header(const std::filesystem::path& file, const std::string& name) {
+    std::ifstream in(file, std::ios::binary);
+    std::string line;
+    if (!std::getline(in, line)) return;
+    std::string ext = file.extension().string();
+    for (char& c : ext)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const auto trimmed = [](std::string l) {
+        while (!l.empty() && (l.back() == '\r' || l.back() == ' ' || l.back() == '\t'))
+            l.pop_back();
+        return l;
+    };
+    if (ext != ".ply" && trimmed(line) != "ply") return;
+    constexpr std::streamoff kMaxHeader = 1 << 20;
+    do {
+        if (trimmed(line) == "end_header") return;
+    } while (in.tellg() < kMaxHeader && std::getline(in, line));
+    throw InputError(name + ": not a readable mesh: the PLY header has no end_header line (a " +
+                     "damaged or cut-off file?)");
+}
+
 }  // namespace
 
 TriangleMesh import_mesh(const std::filesystem::path& file, double scale) {
@@ -89,6 +115,7 @@ TriangleMesh import_mesh(const std::filesystem::path& file, double scale) {
         if (!probe) throw InputError(name + ": mesh file cannot be read (permission denied?)");
     }
     if (std::filesystem::file_size(file, ec) == 0) throw InputError(name + ": mesh file is empty");
+    check_ply_header(file, name);
 
     Assimp::Importer importer;
     // Keep points and lines out; triangulate polygons; no vertex welding here (clean() does it).
