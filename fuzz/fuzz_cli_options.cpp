@@ -29,7 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         argv.push_back(a.c_str());
 
     CLI::App app{"Ardent: room-acoustics simulation and auralization"};
-    (void)ardent::cli::add_commands(app);
+    // The actions own the storage the options parse into: kept until parsing is done.
+    const auto actions = ardent::cli::add_commands(app);
     try {
         app.parse(static_cast<int>(argv.size()), argv.data());
     } catch (const CLI::ParseError& e) {
