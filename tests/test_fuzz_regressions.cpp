@@ -52,5 +52,26 @@ TEST(FuzzRegressions, PlyHeaderWithoutEndHeaderIsRefusedNotHung) {
     EXPECT_EQ(ok.err.find("not a readable mesh"), std::string::npos) << ok.err;
 }
 
+// fuzz_mesh_import, a deadly signal: this PLY's damaged face list left a face without vertices,
+// flagged as a polygon; Assimp's validation let it through and its triangulation asserted, so
+// `ardent info` died of SIGABRT (exit 134) instead of saying what is wrong.
+TEST(FuzzRegressions, PlyFaceWithoutVerticesIsRefusedNotAborted) {
+    ScratchDir dir;
+    dir.write("found.ply",
+              "ply\nformat ascii 1.0\nelement vertex 5\nproperty float x\nproperty float y\n"
+              "2roperty float z\nelement face 4\nproperty list y\n2roperty float z\n"
+              "element face 4\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n"
+              "1 0 0\n0 1 0\n0 0 1\n3 0 2 1t uchar int vertex_indices\nend_header\n0 0 0\n"
+              "1 0 0\n0 1 0\n0 0 1\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n");
+    dir.write("scene.json", scene_with_mesh("found.ply"));
+    const std::string before = dir.listing();
+    const CommandResult r = run_ardent("info scene.json", dir.path(), 60);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("found.ply: not a readable mesh: a face has no vertices"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(dir.listing(), before);
+}
+
 }  // namespace
 }  // namespace ardent::test

@@ -121,8 +121,30 @@ TriangleMesh import_mesh(const std::filesystem::path& file, double scale) {
     // Keep points and lines out; triangulate polygons; no vertex welding here (clean() does it).
     importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE,
                                 aiPrimitiveType_POINT | aiPrimitiveType_LINE);
-    const aiScene* s = importer.ReadFile(
-        name, aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure);
+    const aiScene* s = importer.ReadFile(name, aiProcess_ValidateDataStructure);
+    if (!s || !s->mRootNode) throw InputError(name + ": " + user_reason(importer.GetErrorString()));
+    // Assimp 5.2's PLY reader can leave a face without vertices, flagged as a polygon, which its
+    // validation lets through and its triangulation asserts on: abort() in Debian's build (a
+    // 327-byte PLY killed `ardent info`; found by fuzz_mesh_import). Such a face is refused, and
+    // the flags are set from the faces, before triangulation runs. The scene is the importer's
+    // until it is destroyed, so changing it is ours to do.
+    for (unsigned k = 0; k < s->mNumMeshes; ++k) {
+        aiMesh* mesh = const_cast<aiMesh*>(s->mMeshes[k]);
+        unsigned types = 0;
+        for (unsigned f = 0; f < mesh->mNumFaces; ++f) {
+            const unsigned n = mesh->mFaces[f].mNumIndices;
+            if (n == 0)
+                throw InputError(name +
+                                 ": not a readable mesh: a face has no vertices (a damaged or "
+                                 "cut-off file?)");
+            types |= n == 1   ? aiPrimitiveType_POINT
+                     : n == 2 ? aiPrimitiveType_LINE
+                     : n == 3 ? aiPrimitiveType_TRIANGLE
+                              : aiPrimitiveType_POLYGON;
+        }
+        mesh->mPrimitiveTypes = types;
+    }
+    s = importer.ApplyPostProcessing(aiProcess_Triangulate | aiProcess_SortByPType);
     if (!s || !s->mRootNode) throw InputError(name + ": " + user_reason(importer.GetErrorString()));
     TriangleMesh out;
     std::map<std::pair<std::string, std::string>, uint32_t> groups;
