@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "ardent/auralize/ir_grid.h"
+#include "ardent/preprocess/errors.h"
 #include "test_support.h"
 
 namespace ardent::test {
@@ -71,6 +73,26 @@ TEST(FuzzRegressions, PlyFaceWithoutVerticesIsRefusedNotAborted) {
               std::string::npos)
         << r.err;
     EXPECT_EQ(dir.listing(), before);
+}
+
+// fuzz_grid_reader: listener-grid files (10 KB, tests/data/fuzz/) whose damaged headers claim
+// more than the file can hold. One claimed 1.6e11 samples an IR, and reading its first IR asked
+// for 635 GB ("not enough resources" at best); the other's positions were read into a vector of
+// the claimed size, and the allocation's exception escaped as no InputError.
+TEST(FuzzRegressions, GridClaimingMoreThanItsFileHoldsIsRefused) {
+    for (const char* name : {"grid-ir-claims-635GB.h5", "grid-positions-claim-too-many.h5"}) {
+        const auto file = source_dir() / "tests" / "data" / "fuzz" / name;
+        try {
+            const auralize::IrGrid grid(file);
+            (void)grid.ir(0);
+            ADD_FAILURE() << name << " was read";
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find(
+                          "claims more data than a file of this size can hold (damaged?)"),
+                      std::string::npos)
+                << name << ": " << e.what();
+        }
+    }
 }
 
 }  // namespace
