@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -19,6 +20,12 @@ Action add_simulate(CLI::App& app);
 Action add_analyze(CLI::App& app);
 Action add_auralize(CLI::App& app);
 Action add_fft_plans(CLI::App& app);
+
+// The whole command line on `app` (one subcommand required, --version): every subcommand above,
+// with the action each runs once parsing succeeded. The actions own the variables the options
+// parse into: keep them until parsing is done. main() and the option-parsing fuzz target both
+// start here.
+std::map<CLI::App*, Action> add_commands(CLI::App& app);
 
 // Starts `ardent fft-plans SIZES...` detached in the background; false if it could not start.
 bool measure_fft_plans_in_background(const std::vector<size_t>& sizes);

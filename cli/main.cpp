@@ -12,16 +12,7 @@
 
 int main(int argc, char** argv) {
     CLI::App app{"Ardent: room-acoustics simulation and auralization"};
-    app.require_subcommand(1);
-    app.set_version_flag("--version", "ardent 0.1.0");
-    std::map<CLI::App*, ardent::cli::Action> actions;
-    for (auto add :
-         {ardent::cli::add_info, ardent::cli::add_voxelize, ardent::cli::add_simulate,
-          ardent::cli::add_analyze, ardent::cli::add_auralize, ardent::cli::add_fft_plans}) {
-        const size_t before = app.get_subcommands({}).size();
-        ardent::cli::Action a = add(app);
-        actions[app.get_subcommands({})[before]] = a;
-    }
+    const std::map<CLI::App*, ardent::cli::Action> actions = ardent::cli::add_commands(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -163,6 +163,26 @@ TEST(Voxelize, SourceSnapsToTheNearestAirCellCentre) {
     EXPECT_NEAR(air.sources[0].cell_centre.z, 0.95, 1e-9);
 }
 
+// A scene built in code (the editor's, once its only source is removed) reaches preprocessing
+// with no source: the air model, which floods from the first source, refuses it as the scene
+// reader would (it indexed the first source and crashed the editor).
+TEST(Voxelize, SceneWithoutSourcesIsRefusedWithTheReadersMessage) {
+    TriangleMesh m;
+    add_box(m, {0, 0, 0}, {2, 2, 2}, "room", true);
+    m.clean();
+    Scene s = test::simple_scene({1, 1, 1}, 343.0 / (2.6 * 0.1));
+    s.sources.clear();
+    const Grid g = make_grid(m.bounds(), 0.1, 2);
+    try {
+        build_air_model(s, m, map_surfaces(s, m), g);
+        FAIL() << "a scene without sources was accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("sources: define at least one source"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 // A room made of closed solids (slabs, walls, a 2 cm window pane in a wall opening), the way many
 // architectural models are built: the air is the cavity between them.
 TriangleMesh slab_room() {

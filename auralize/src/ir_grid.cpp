@@ -162,6 +162,16 @@ void IrGrid::open(const fs::path& file) {
             bad(file, "/positions is not an N x 3 array");
     }
     if (pdims[0] == 0) bad(file, "the grid has no points");
+    // What the dimensions claim must fit in the file: deflate, the writer's only filter, packs at
+    // most 1032 bytes into one. A damaged header claimed 1.6e11 samples an IR, and the reader
+    // asked for 635 GB (found by fuzz_grid_reader).
+    std::error_code size_ec;
+    const double budget = 1032.0 * static_cast<double>(fs::file_size(file, size_ec));
+    const auto claims_too_much = [&](const std::string& what, double bytes) {
+        if (bytes > budget)
+            bad(file, what + " claims more data than a file of this size can hold (damaged?)");
+    };
+    claims_too_much("/positions", 24.0 * static_cast<double>(pdims[0]));
     std::vector<double> xyz(pdims[0] * 3);
     if (H5Dread(pos.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, xyz.data()) < 0)
         bad(file, "/positions cannot be read");
@@ -181,6 +191,7 @@ void IrGrid::open(const fs::path& file) {
         bad(file, "/ir has " + std::to_string(idims[0]) + " rows for " + std::to_string(pdims[0]) +
                       " positions");
     if (idims[1] == 0) bad(file, "the impulse responses have no samples");
+    claims_too_much("/ir", 4.0 * static_cast<double>(idims[0]) * static_cast<double>(idims[1]));
     samples_ = idims[1];
 
     if (v2) {

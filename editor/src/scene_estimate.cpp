@@ -27,6 +27,13 @@ std::string describe_seconds(double s) {
 
 SceneEstimate estimate_scene(const Scene& scene) {
     SceneEstimate out;
+    // The air is the space around the first source, so there is nothing to estimate before one is
+    // placed (preprocess() says so too, in the scene file's terms).
+    if (scene.sources.empty()) {
+        out.error =
+            "the scene has no source yet: place one with Add source (Sources and receivers)";
+        return out;
+    }
     try {
         const Preprocessed p = preprocess(scene);
         const ResourceEstimate e = p.estimate();
@@ -73,6 +80,9 @@ SceneEstimate estimate_scene(const Scene& scene) {
         out.error = e.what();
     } catch (const std::bad_alloc&) {
         out.error = "out of memory while preprocessing";
+    } catch (const std::exception& e) {
+        // Anything else would reach the GUI thread through the future and end the editor.
+        out.error = std::string("internal error: ") + e.what();
     }
     return out;
 }

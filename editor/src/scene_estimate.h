@@ -29,7 +29,8 @@ struct SceneEstimate {
 };
 
 // Preprocesses a copy of the scene and estimates its run (Qt-free; may take seconds on a large
-// scene at a high max_frequency).
+// scene at a high max_frequency). A scene the run would refuse (no source yet, surfaces without a
+// material, ...) gives ok = false and the reason in `error`; nothing here throws.
 SceneEstimate estimate_scene(const Scene& scene);
 
 // Debounces requests and runs estimate_scene() off the GUI thread.

@@ -1,16 +1,47 @@
 #include "simulation_panel.h"
 
+#include <QDateTime>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QMessageBox>
 #include <QSignalBlocker>
+#include <QStandardPaths>
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/estimate.h"
+#include "ardent/preprocess/scene_writer.h"
+#include "material_library.h"
 
 namespace ardent::editor {
 namespace fs = std::filesystem;
+
+namespace {
+
+// Whether `file` lies in the bundled data folder: an example scene (the repository's or the
+// installation's copy), which a run must neither save over nor fill with results.
+bool is_bundled(const fs::path& file) {
+    std::error_code ec;
+    const fs::path data = fs::weakly_canonical(data_dir(), ec);
+    if (ec) return false;
+    const fs::path rel = fs::weakly_canonical(file, ec).lexically_relative(data);
+    return !ec && !rel.empty() && *rel.begin() != "..";
+}
+
+// `<dir>/<stem>-<yyyyMMdd-HHmmss>` (then -2, -3, ... within one second) with neither a `.json`
+// nor an `.ardent` of that name present: a new run's name beside the earlier ones.
+fs::path run_name(const fs::path& dir, const std::string& stem) {
+    const std::string t = to_std(QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss"));
+    for (int n = 1;; ++n) {
+        const fs::path base = dir / (stem + "-" + t + (n > 1 ? "-" + std::to_string(n) : ""));
+        std::error_code ec;
+        if (!fs::exists(base.string() + ".json", ec) && !fs::exists(base.string() + ".ardent", ec))
+            return base;
+    }
+}
+
+}  // namespace
 
 SimulationPanel::SimulationPanel(Project* project, QWidget* parent)
     : QWidget(parent), project_(project) {
@@ -72,8 +103,13 @@ SimulationPanel::SimulationPanel(Project* project, QWidget* parent)
     progress_->setTextVisible(false);
     eta_ = new QLabel(this);
     eta_->setWordWrap(true);
+    run_warnings_ = new QLabel(this);
+    run_warnings_->setWordWrap(true);
+    run_warnings_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    run_warnings_->setStyleSheet("color: #b26a00;");
     layout->addWidget(progress_);
     layout->addWidget(eta_);
+    layout->addWidget(run_warnings_);
     slice_ = new QLabel(this);
     slice_->setMinimumSize(200, 150);
     slice_->setAlignment(Qt::AlignCenter);
@@ -103,6 +139,11 @@ SimulationPanel::SimulationPanel(Project* project, QWidget* parent)
                     eta >= 0 ? tr("%1 — about %2 left").arg(text, to_qstring(describe_seconds(eta)))
                              : text);
             });
+    connect(&runner_, &SimulationRunner::warning, this, [this](const QString& w) {
+        const QString shown = run_warnings_->text();
+        run_warnings_->setText(shown.isEmpty() ? w : shown + "\n" + w);
+        emit message(tr("Warning: %1").arg(w));
+    });
     connect(&runner_, &SimulationRunner::slice, this, [this](const QImage& img, const QString& c) {
         slice_->setPixmap(QPixmap::fromImage(img).scaled(slice_->size(), Qt::KeepAspectRatio,
                                                          Qt::FastTransformation));
@@ -195,6 +236,10 @@ fs::path SimulationPanel::default_output() const {
 }
 
 bool SimulationPanel::run(const fs::path& output, bool force, QString* why) {
+    return start(project_->scene(), output, force, why);
+}
+
+bool SimulationPanel::start(const Scene& scene, const fs::path& output, bool force, QString* why) {
     if (runner_.running()) {
         if (why) *why = tr("A simulation is running already.");
         return false;
@@ -203,31 +248,112 @@ bool SimulationPanel::run(const fs::path& output, bool force, QString* why) {
     st.output = output;
     st.force = force;
     runner_.set_live_slices(live_->isChecked());
-    runner_.start(project_->scene(), st);
+    runner_.start(scene, st);
     set_running(true);
     progress_->setValue(0);
+    run_warnings_->clear();
     slice_->clear();
     slice_caption_->clear();
     return true;
 }
 
+fs::path SimulationPanel::runs_dir() const {
+    if (!runs_dir_.empty()) return runs_dir_;
+    return fs::path(to_std(QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation))) /
+           "Ardent";
+}
+
+std::optional<SimulationPanel::RunTarget> SimulationPanel::choose_run_target() {
+    const fs::path file = project_->file();
+    const bool bundled = is_bundled(file);
+    const fs::path dir = bundled ? runs_dir() : file.parent_path();
+    const std::string stem = file.stem().string();
+    fs::path output = dir / (stem + ".ardent");
+    fs::path scene_copy;
+    if (project_->modified()) {
+        // Saving over the scene is the user's call; a copy keeps the file as it is and the run
+        // reproducible from what it ran.
+        const fs::path copy = run_name(dir, stem).string() + ".json";
+        const QString name = to_qstring(file.filename().string());
+        QMessageBox box(QMessageBox::Question, tr("Unsaved changes"),
+                        bundled ? tr("%1 is a bundled example, which the editor does not change. "
+                                     "Run the scene as it is now from a copy, %2?")
+                                      .arg(name, to_qstring(copy.string()))
+                                : tr("%1 has changes that are not saved. Save them over %1 and "
+                                     "run, or run the scene as it is now from a copy, %2, and "
+                                     "leave %1 as it is?")
+                                      .arg(name, to_qstring(copy.string())),
+                        QMessageBox::NoButton, this);
+        QPushButton* save =
+            bundled ? nullptr : box.addButton(tr("Save and run"), QMessageBox::AcceptRole);
+        QPushButton* run_copy = box.addButton(tr("Run a copy"), QMessageBox::ActionRole);
+        box.addButton(QMessageBox::Cancel);
+        box.setDefaultButton(run_copy);
+        box.exec();
+        if (save && box.clickedButton() == save) {
+            emit saveRequested();
+            if (project_->modified()) return std::nullopt;  // not saved: its dialog said why
+        } else if (box.clickedButton() == run_copy) {
+            try {
+                fs::create_directories(dir);
+                save_scene(project_->scene(), copy);
+            } catch (const std::exception& e) {
+                emit errorMessage(tr("Cannot write the copy"),
+                                  tr("error: %1").arg(QString::fromUtf8(e.what())));
+                return std::nullopt;
+            }
+            emit message(tr("Saved the scene as run to %1.").arg(to_qstring(copy.string())));
+            output = fs::path(copy).replace_extension(".ardent");
+            scene_copy = copy;
+        } else {
+            return std::nullopt;
+        }
+    }
+    std::error_code ec;
+    if (bundled) fs::create_directories(dir, ec);  // the run says so if this failed
+    if (!fs::exists(output, ec)) return RunTarget{output, false, scene_copy};
+    // Earlier results stay unless the user replaces them: the new run goes beside them.
+    QMessageBox box(QMessageBox::Question, tr("Results exist"),
+                    tr("%1 holds the results of an earlier run. Keep them and write the new "
+                       "results beside them, or replace them once the new ones are complete?")
+                        .arg(to_qstring(output.string())),
+                    QMessageBox::NoButton, this);
+    QPushButton* keep = box.addButton(tr("Keep both"), QMessageBox::AcceptRole);
+    QPushButton* replace = box.addButton(tr("Replace"), QMessageBox::DestructiveRole);
+    box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(keep);
+    box.exec();
+    if (box.clickedButton() == keep)
+        return RunTarget{
+            run_name(output.parent_path(), output.stem().string()).string() + ".ardent", false,
+            scene_copy};
+    if (box.clickedButton() == replace) return RunTarget{output, true, scene_copy};
+    return std::nullopt;
+}
+
 void SimulationPanel::run_clicked() {
-    if (project_->file().empty() || project_->modified()) {
-        emit saveRequested();  // the main window saves (asking for a name) and calls back
+    if (!project_->has_scene() || runner_.running()) return;
+    if (project_->scene().sources.empty()) {
+        emit errorMessage(tr("Cannot run yet"),
+                          tr("The scene has no source: place one with Add source (Sources and "
+                             "receivers) first."));
+        return;
+    }
+    if (project_->file().empty()) {
+        emit saveRequested();  // a new project: the main window asks for a name (Save as)
         if (project_->file().empty() || project_->modified()) return;
     }
-    const fs::path out = default_output();
-    bool force = false;
-    if (fs::exists(out)) {
-        const auto answer = QMessageBox::question(
-            this, tr("Replace results?"),
-            tr("%1 exists. Replace it with the new results once they are complete?")
-                .arg(to_qstring(out.string())));
-        if (answer != QMessageBox::Yes) return;
-        force = true;
-    }
+    const auto target = choose_run_target();
+    if (!target) return;
+    // A run of a copy records the copy as its scene (result.json), which is what it ran.
+    Scene scene = project_->scene();
+    if (!target->scene_copy.empty()) scene.file = target->scene_copy;
     QString why;
-    if (!run(out, force, &why)) emit message(why);
+    if (!start(scene, target->output, target->force, &why)) {
+        emit message(why);
+        return;
+    }
+    last_output_ = target->output;
 }
 
 void SimulationPanel::cancel() {

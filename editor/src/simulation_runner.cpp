@@ -38,6 +38,9 @@ class SimulationRunner::Observer : public pipeline::SimulateObserver {
   public:
     explicit Observer(SimulationRunner* r) : r_(r) {}
     void stage(const std::string& text) override { emit r_->stage(QString::fromStdString(text)); }
+    void warning(const std::string& text) override {
+        emit r_->warning(QString::fromStdString(text));
+    }
     void source_begin(const std::string& name, size_t index, size_t count, size_t total,
                       size_t done) override {
         name_ = name;

@@ -1,8 +1,9 @@
 // Runs ardent::pipeline::simulate() — the code `ardent simulate` runs — on a worker thread and
 // turns its observer calls into Qt signals: stage text, progress with an ETA, and the live
 // pressure slice through the source as an image at most five times a second (the solver pauses
-// only to gather one plane, see docs/editor.md for the measured cost). cancel() stops the run at
-// the next check; nothing is left behind.
+// only to gather one plane, see docs/editor.md for the measured cost), and the warnings the CLI
+// prints (a folder an earlier, killed run left beside the output). cancel() stops the run at the
+// next check; nothing is left behind.
 #pragma once
 
 #include <atomic>
@@ -39,6 +40,8 @@ class SimulationRunner : public QObject {
     // fraction of the whole run (every source), seconds left (negative: not known yet).
     void progress(double fraction, double eta_s, const QString& text);
     void slice(const QImage& image, const QString& caption);
+    // Something the user should see that does not stop the run (SimulateObserver::warning).
+    void warning(const QString& text);
     void finished(const QString& results_dir, double seconds);
     void failed(const QString& message);
     void cancelled(const QString& message);

@@ -267,6 +267,10 @@ BoundaryMaterials assign_materials(AirModel& m, const SurfaceBand& band,
 
 AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
                          const std::vector<int>& group_material, const Grid& g) {
+    // The first source seeds the air (below); a scene built in code (the editor's, before a
+    // source is placed) may have none, which the scene file's reader already refuses.
+    if (scene.sources.empty())
+        throw InputError(scene.display_name() + ": sources: define at least one source");
     AirModel m;
     m.grid = g;
     const Box3 model = mesh.bounds();

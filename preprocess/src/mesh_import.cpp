@@ -1,5 +1,6 @@
 #include "ardent/preprocess/mesh_import.h"
 
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -74,6 +75,31 @@ std::string user_reason(const std::string& why) {
     return "not a readable mesh (" + (why.empty() ? std::string("unknown format") : why) + ")";
 }
 
+// Assimp 5.2's PLY reader never returns on a header without its `end_header` line ("ply",
+// "format ascii 1.0" and nothing more hung `ardent info` for ever; found by fuzz_mesh_import). A
+// file Assimp would read as PLY, by its extension or its "ply" signature, is checked for that
+// line first. PLY headers are a few lines; 1 MB without one is no PLY header.
+void check_ply_header(const std::filesystem::path& file, const std::string& name) {
+    std::ifstream in(file, std::ios::binary);
+    std::string line;
+    if (!std::getline(in, line)) return;
+    std::string ext = file.extension().string();
+    for (char& c : ext)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const auto trimmed = [](std::string l) {
+        while (!l.empty() && (l.back() == '\r' || l.back() == ' ' || l.back() == '\t'))
+            l.pop_back();
+        return l;
+    };
+    if (ext != ".ply" && trimmed(line) != "ply") return;
+    constexpr std::streamoff kMaxHeader = 1 << 20;
+    do {
+        if (trimmed(line) == "end_header") return;
+    } while (in.tellg() < kMaxHeader && std::getline(in, line));
+    throw InputError(name + ": not a readable mesh: the PLY header has no end_header line (a " +
+                     "damaged or cut-off file?)");
+}
+
 }  // namespace
 
 TriangleMesh import_mesh(const std::filesystem::path& file, double scale) {
@@ -89,13 +115,36 @@ TriangleMesh import_mesh(const std::filesystem::path& file, double scale) {
         if (!probe) throw InputError(name + ": mesh file cannot be read (permission denied?)");
     }
     if (std::filesystem::file_size(file, ec) == 0) throw InputError(name + ": mesh file is empty");
+    check_ply_header(file, name);
 
     Assimp::Importer importer;
     // Keep points and lines out; triangulate polygons; no vertex welding here (clean() does it).
     importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE,
                                 aiPrimitiveType_POINT | aiPrimitiveType_LINE);
-    const aiScene* s = importer.ReadFile(
-        name, aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure);
+    const aiScene* s = importer.ReadFile(name, aiProcess_ValidateDataStructure);
+    if (!s || !s->mRootNode) throw InputError(name + ": " + user_reason(importer.GetErrorString()));
+    // Assimp 5.2's PLY reader can leave a face without vertices, flagged as a polygon, which its
+    // validation lets through and its triangulation asserts on: abort() in Debian's build (a
+    // 327-byte PLY killed `ardent info`; found by fuzz_mesh_import). Such a face is refused, and
+    // the flags are set from the faces, before triangulation runs. The scene is the importer's
+    // until it is destroyed, so changing it is ours to do.
+    for (unsigned k = 0; k < s->mNumMeshes; ++k) {
+        aiMesh* mesh = const_cast<aiMesh*>(s->mMeshes[k]);
+        unsigned types = 0;
+        for (unsigned f = 0; f < mesh->mNumFaces; ++f) {
+            const unsigned n = mesh->mFaces[f].mNumIndices;
+            if (n == 0)
+                throw InputError(name +
+                                 ": not a readable mesh: a face has no vertices (a damaged or "
+                                 "cut-off file?)");
+            types |= n == 1   ? aiPrimitiveType_POINT
+                     : n == 2 ? aiPrimitiveType_LINE
+                     : n == 3 ? aiPrimitiveType_TRIANGLE
+                              : aiPrimitiveType_POLYGON;
+        }
+        mesh->mPrimitiveTypes = types;
+    }
+    s = importer.ApplyPostProcessing(aiProcess_Triangulate | aiProcess_SortByPType);
     if (!s || !s->mRootNode) throw InputError(name + ": " + user_reason(importer.GetErrorString()));
     TriangleMesh out;
     std::map<std::pair<std::string, std::string>, uint32_t> groups;

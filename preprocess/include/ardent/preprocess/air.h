@@ -55,6 +55,7 @@ struct AirModel {
 // open (the vote can bridge small holes; larger ones are the user's to close).
 inline constexpr double kMaxUncoveredBoundaryShare = 0.01;
 
+// Throws InputError for a scene without sources (the air is the space around the first one).
 AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
                          const std::vector<int>& group_material, const Grid& grid);
 
