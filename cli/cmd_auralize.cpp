@@ -96,7 +96,8 @@ Action add_auralize(CLI::App& app) {
     auto* cmd = app.add_subcommand(
         "auralize", "Render a dry recording through an impulse response or a listener grid");
     struct Opts {
-        std::string dry, ir, output, hrtf, listener, facing = "1,0,0", up = "0,0,1", normalize;
+        std::string dry, ir, output, hrtf, listener, facing = "1,0,0", up = "0,0,1",
+                                                     normalize = "loudness";
         bool ambisonics = false, binaural = false, force = false, no_fft_cache = false;
         int threads = 0;
     };
@@ -123,8 +124,10 @@ Action add_auralize(CLI::App& app) {
     cmd->add_option("--facing", o->facing, "Direction the listener faces, x,y,z (default 1,0,0)");
     cmd->add_option("--up", o->up, "The listener's up direction, x,y,z (default 0,0,1)");
     cmd->add_option("--normalize", o->normalize,
-                    "Scale the output: 'peak' to -1 dBFS or 'loudness' to -23 LUFS (EBU R128)")
-        ->check(CLI::IsMember({"peak", "loudness"}));
+                    "Output level: 'loudness' (default) -23 LUFS (EBU R128) with the sample peak "
+                    "held at or below -1 dBFS, 'peak' -1 dBFS, or 'none' (the convolution as it "
+                    "is, in the IR's units)")
+        ->check(CLI::IsMember({"loudness", "peak", "none"}));
     cmd->add_option("--threads", o->threads, "Worker threads (default: every core)")
         ->check(thread_count());
     cmd->add_flag("--force", o->force, "Replace the output file if it exists");
@@ -330,7 +333,7 @@ Action add_auralize(CLI::App& app) {
             std::fprintf(
                 stderr,
                 "ardent: warning: %zu samples (%.3f %%) exceed full scale (peak %+.1f "
-                "dBFS)%s; --normalize peak avoids that\n",
+                "dBFS)%s; the default level or --normalize peak avoids that\n",
                 over,
                 100.0 * static_cast<double>(over) / static_cast<double>(r.audio.samples.size()),
                 db(peak),
@@ -344,10 +347,17 @@ Action add_auralize(CLI::App& app) {
         std::printf("wrote %s: %d channel%s%s, %.2f s at %d Hz; peak %.1f dBFS", out_path.c_str(),
                     r.audio.channels, r.audio.channels == 1 ? "" : "s", layout,
                     static_cast<double>(r.audio.frames()) / fs, r.audio.sample_rate, db(peak));
-        // Loudness only when asked for: measuring it takes longer than convolving a short file.
-        if (normalize == auralize::Normalize::Loudness && change.applied)
+        // Loudness only when normalised to it: measuring it takes longer than convolving a short
+        // file.
+        if (normalize == auralize::Normalize::Loudness && change.applied && !change.by_peak)
             std::printf(", loudness %.1f LUFS", auralize::integrated_loudness(r.audio, role));
-        if (change.applied) std::printf(" (normalised by %+.1f dB)", change.gain_db);
+        if (change.applied)
+            std::printf(" (normalised by %+.1f dB%s)", change.gain_db,
+                        change.peak_limited ? "; held below -23 LUFS so that the peak stays at "
+                                              "-1 dBFS"
+                        : change.by_peak ? "; to a -1 dBFS peak: too short or quiet for a loudness "
+                                           "measurement"
+                                         : "");
         std::printf("\n");
         if (!cache.to_measure.empty() && measure_fft_plans_in_background(cache.to_measure))
             std::printf(
