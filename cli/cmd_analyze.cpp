@@ -2,21 +2,32 @@
 // or one-third-octave band, as a table or as JSON (docs/cli.md, docs/analysis.md). An IR that
 // `ardent simulate` wrote is analysed as what it is: its direct sound's arrival from the geometry
 // and its band from the run's result.json beside it. Reads only; writes nothing but standard
-// output.
+// output. With --map, the same parameters at every point of a listener grid, written as CSV and
+// PNG maps into a new folder (docs/analysis.md, "Maps").
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "ardent/auralize/analysis.h"
 #include "ardent/auralize/audio_io.h"
 #include "ardent/auralize/crossover.h"
+#include "ardent/auralize/grid_maps.h"
+#include "ardent/auralize/ir_grid.h"
 #include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/number_text.h"
 #include "commands.h"
+#include "validators.h"
 
 namespace ardent::cli {
 namespace {
@@ -142,6 +153,215 @@ void print_table(const std::string& file, int channel, int channels, const aural
             "above the noise, or the band holds no energy.\n");
 }
 
+// ---- `--map GRID.h5`: the parameters over a listener grid ---------------------------------
+
+struct MapOpts {
+    std::string grid, out;
+    auralize::Bands bands = auralize::Bands::Octave;
+    double max_frequency = 0, height = std::nan("");
+    bool force = false, no_result = false;
+    int threads = 0;
+};
+
+// What the run's result.json (DIR/result.json for DIR/grid/<source>.h5) says about a grid: where
+// its source is, the speed of sound, the flat band, and the receivers' mean height.
+struct GridProvenance {
+    auralize::Point source{};
+    double speed_of_sound = 343, flat_to_hz = 0;
+    std::optional<double> receiver_height;
+    std::string file;
+};
+
+std::optional<GridProvenance> grid_provenance(const fs::path& grid_file,
+                                              const std::string& source) {
+    if (grid_file.parent_path().filename() != "grid") return std::nullopt;
+    const fs::path dir = grid_file.parent_path().parent_path();
+    const fs::path file = (dir.empty() ? fs::path(".") : dir) / "result.json";
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) return std::nullopt;
+    try {
+        std::ifstream in(file);
+        const auto j = nlohmann::json::parse(
+            in, [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+                if (depth > 32) throw std::runtime_error("nested deeper than a result.json is");
+                return true;
+            });
+        if (j.at("format") != "ardent-result/1") return std::nullopt;
+        GridProvenance p;
+        p.file = file.string();
+        p.speed_of_sound = j.at("settings").at("speed_of_sound").get<double>();
+        p.flat_to_hz = j.at("excitation").at("flat_to_hz").get<double>();
+        bool found = false;
+        for (const auto& s : j.at("sources"))
+            if (s.at("name") == source) {
+                for (size_t a = 0; a < 3; ++a)
+                    p.source[a] = s.at("cell_centre").at(a).get<double>();
+                found = true;
+            }
+        if (!found) throw std::runtime_error("no source named \"" + source + "\"");
+        double z = 0;
+        for (const auto& r : j.at("receivers"))
+            z += r.at("position").at(2).get<double>();
+        if (!j.at("receivers").empty())
+            p.receiver_height = z / static_cast<double>(j.at("receivers").size());
+        if (!(p.speed_of_sound > 0) || !std::isfinite(p.flat_to_hz))
+            throw std::runtime_error("its speed of sound or band is not a number");
+        return p;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "ardent: warning: %s: not read (%s); the grid is analysed alone\n",
+                     file.c_str(), e.what());
+    }
+    return std::nullopt;
+}
+
+std::string upper(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    return s;
+}
+
+std::string band_label(double hz) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", hz);
+    return b;
+}
+
+// map.csv: one row per point and band, the parameters in columns; empty where not measurable.
+void write_map_csv(const fs::path& file, const auralize::IrGrid& grid,
+                   const std::vector<auralize::Analysis>& maps) {
+    std::ofstream out(file);
+    out << "point,x_m,y_m,z_m,band_hz,t20_s,edt_s,c80_db,d50,t20_reliable,edt_reliable\n";
+    char line[512];
+    const auto num = [](const std::optional<double>& v) {
+        if (!v || !std::isfinite(*v)) return std::string();
+        char b[32];
+        std::snprintf(b, sizeof b, "%.9g", *v);
+        return std::string(b);
+    };
+    for (size_t i = 0; i < maps.size(); ++i) {
+        const auto& p = grid.positions()[i];
+        for (const auralize::BandResult& r : maps[i].results) {
+            std::snprintf(line, sizeof line, "%zu,%.6f,%.6f,%.6f,%s,%s,%s,%s,%s,%d,%d\n", i, p[0],
+                          p[1], p[2], band_label(r.nominal_hz).c_str(), num(r.t20_s).c_str(),
+                          num(r.edt_s).c_str(), num(r.c80_db).c_str(), num(r.d50).c_str(),
+                          r.t20_reliable ? 1 : 0, r.edt_reliable ? 1 : 0);
+            out << line;
+        }
+    }
+    out.close();
+    if (!out) throw InputError("cannot write '" + file.string() + "'");
+}
+
+// The PNG of every parameter and band on `plane`; returns how many were written.
+size_t write_map_pngs(const fs::path& dir, const auralize::IrGrid& grid,
+                      const std::vector<auralize::Analysis>& maps,
+                      const auralize::MapPlane& plane) {
+    size_t written = 0;
+    const auto& bands = maps.front().results;
+    for (size_t b = 0; b < bands.size(); ++b)
+        for (const auralize::MapParameter m : auralize::kMapParameters) {
+            std::vector<std::optional<double>> values(grid.size());
+            double lo = HUGE_VAL, hi = -HUGE_VAL;
+            for (size_t i = 0; i < grid.size(); ++i)
+                if (b < maps[i].results.size())
+                    values[i] = auralize::value_of(maps[i].results[b], m);
+            for (size_t i : plane.points)
+                if (values[i] && std::isfinite(*values[i])) {
+                    lo = std::min(lo, *values[i]);
+                    hi = std::max(hi, *values[i]);
+                }
+            const std::string name = auralize::name_of(m) + "_" + band_label(bands[b].nominal_hz) +
+                                     "hz.png",
+                              unit = auralize::unit_of(m);
+            if (!(lo <= hi)) {
+                std::printf("  %-18s not written: no point of the plane has a value\n",
+                            name.c_str());
+                continue;
+            }
+            write_png(dir / name, auralize::map_image(grid, plane, values, lo, hi), false);
+            std::printf("  %-18s %s %s Hz: %.3f%s%s (dark blue) to %.3f%s%s (yellow)\n",
+                        name.c_str(), upper(auralize::name_of(m)).c_str(),
+                        band_label(bands[b].nominal_hz).c_str(), lo, unit.empty() ? "" : " ",
+                        unit.c_str(), hi, unit.empty() ? "" : " ", unit.c_str());
+            ++written;
+        }
+    return written;
+}
+
+int run_map(const MapOpts& o) {
+    const fs::path out = o.out;
+    std::error_code ec;
+    if (out.empty()) throw InputError("--map needs -o DIR, the folder to write the maps into");
+    if (fs::exists(fs::symlink_status(out, ec)) && !o.force)
+        throw InputError("'" + out.string() +
+                         "' already exists; choose another name or pass --force");
+    const fs::path parent = out.has_parent_path() ? out.parent_path() : fs::path(".");
+    if (!fs::is_directory(parent, ec))
+        throw InputError("cannot write '" + out.string() + "': its folder '" + parent.string() +
+                         "' does not exist");
+    const auralize::IrGrid grid(o.grid);
+    auralize::GridAnalysisOptions options;
+    options.bands = o.bands;
+    options.threads = o.threads;
+    const auto prov = o.no_result ? std::nullopt : grid_provenance(o.grid, grid.source());
+    std::string onset = "ISO 3382-1's rule at each point", band = "no band limit";
+    if (prov) {
+        options.source = prov->source;
+        options.speed_of_sound = prov->speed_of_sound;
+        options.max_frequency_hz = prov->flat_to_hz;
+        onset = "each point's distance to source " + grid.source() + " at " +
+                point_text(prov->source[0], prov->source[1], prov->source[2], 3) + " over " +
+                number_text(prov->speed_of_sound, 1) + " m/s (" + prov->file + ")";
+        band =
+            "bands above " + number_text(prov->flat_to_hz, 0) + " Hz left out, the run's flat band";
+    }
+    if (o.max_frequency > 0) {
+        options.max_frequency_hz = o.max_frequency;
+        band = "bands above " + number_text(o.max_frequency, 0) + " Hz left out (--max-frequency)";
+    }
+    std::printf("map: listener grid %s (source %s, %zu points %.3f m apart, %.0f Hz)\n",
+                o.grid.c_str(), grid.source().c_str(), grid.size(), grid.spacing(),
+                grid.sample_rate());
+    std::printf("direct sound: %s; %s\n", onset.c_str(), band.c_str());
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::vector<auralize::Analysis> maps = auralize::analyze_grid(grid, options);
+    std::printf("analysed %zu points in %.1f s\n", maps.size(),
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+
+    double height = o.height;
+    std::string why = "--height";
+    if (!std::isfinite(height)) {
+        if (prov && prov->receiver_height) {
+            height = *prov->receiver_height;
+            why = "the receivers' mean height in result.json";
+        } else {
+            height = grid.lower()[2] + 1.2;
+            why = "1.2 m above the lowest grid point";
+        }
+    }
+    const auralize::MapPlane plane = auralize::plane_nearest(grid, height);
+
+    // Everything goes to a folder of its own first: a failed run leaves nothing behind.
+    const fs::path tmp = parent / (out.filename().string() + ".tmp-" + std::to_string(::getpid()));
+    fs::remove_all(tmp, ec);
+    fs::create_directory(tmp, ec);
+    if (ec) throw InputError("cannot create '" + tmp.string() + "': " + ec.message());
+    try {
+        write_map_csv(tmp / "map.csv", grid, maps);
+        std::printf("plane z = %.3f m (nearest %.3f m, %s): %zu points; colour scale per map:\n",
+                    plane.z, height, why.c_str(), plane.points.size());
+        write_map_pngs(tmp, grid, maps, plane);
+        if (fs::exists(fs::symlink_status(out, ec))) fs::remove_all(out);
+        fs::rename(tmp, out);
+    } catch (...) {
+        fs::remove_all(tmp, ec);
+        throw;
+    }
+    std::printf("wrote %s: map.csv (%zu points x %zu bands) and the PNGs above\n", out.c_str(),
+                maps.size(), maps.front().results.size());
+    return 0;
+}
+
 }  // namespace
 
 Action add_analyze(CLI::App& app) {
@@ -150,13 +370,25 @@ Action add_analyze(CLI::App& app) {
                            "ISO 3382-1 parameters (EDT, T20, T30, C50, C80, D50, Ts) of an impulse "
                            "response, per octave or one-third-octave band");
     struct Opts {
-        std::string file, bands = "octave";
-        bool json = false, third_octave = false, no_result = false;
-        int channel = 1;
-        double max_frequency = 0;
+        std::string file, bands = "octave", map, out;
+        bool json = false, third_octave = false, no_result = false, force = false;
+        int channel = 1, threads = 0;
+        double max_frequency = 0, height = std::nan("");
     };
     auto o = std::make_shared<Opts>();
-    cmd->add_option("IR", o->file, "Impulse response (WAV, FLAC, Ogg, ...)")->required();
+    cmd->add_option("IR", o->file, "Impulse response (WAV, FLAC, Ogg, ...)");
+    cmd->add_option("--map", o->map,
+                    "Listener grid (grid/<source>.h5 of ardent simulate): T20, EDT, C80 and D50 "
+                    "at every grid point, as DIR/map.csv and a PNG per parameter and band");
+    cmd->add_option("-o,--output", o->out, "With --map: the folder to write (must not exist)");
+    cmd->add_option("--height", o->height,
+                    "With --map: the listener height in metres (model z) whose grid layer the "
+                    "PNGs show (default: the receivers' mean height, else 1.2 m above the lowest "
+                    "grid point)")
+        ->check(finite_number());
+    cmd->add_flag("--force", o->force, "With --map: replace the output folder if it exists");
+    cmd->add_option("--threads", o->threads, "With --map: worker threads (default: every core)")
+        ->check(thread_count());
     cmd->add_flag("--json", o->json, "Print one JSON object (keys in docs/analysis.md)");
     cmd->add_option("--bands", o->bands, "octave (63 Hz-8 kHz, default) or third (50 Hz-10 kHz)")
         ->check(CLI::IsMember({"octave", "third"}));
@@ -169,6 +401,30 @@ Action add_analyze(CLI::App& app) {
                   "Ignore the result.json of the run that wrote the IR (onset and band from the "
                   "IR alone)");
     return [o]() {
+        if (!o->map.empty()) {
+            if (!o->file.empty())
+                throw InputError("give an IR to analyse or --map GRID.h5, not both ('" + o->file +
+                                 "' and '" + o->map + "')");
+            if (o->json || o->channel != 1)
+                throw InputError("--json and --channel apply to one IR, not to --map");
+            if (!(o->max_frequency >= 0) || !std::isfinite(o->max_frequency))
+                throw InputError("--max-frequency: expected a frequency in Hz, got " +
+                                 std::to_string(o->max_frequency));
+            MapOpts m;
+            m.grid = o->map;
+            m.out = o->out;
+            m.bands = o->third_octave || o->bands == "third" ? auralize::Bands::Third
+                                                             : auralize::Bands::Octave;
+            m.max_frequency = o->max_frequency;
+            m.height = o->height;
+            m.force = o->force;
+            m.no_result = o->no_result;
+            m.threads = o->threads;
+            return run_map(m);
+        }
+        if (o->file.empty()) throw InputError("give an IR to analyse, or --map GRID.h5 -o DIR");
+        if (!o->out.empty() || o->force || std::isfinite(o->height) || o->threads != 0)
+            throw InputError("-o, --force, --height and --threads apply to --map only");
         const audio::Audio audio = audio::read_audio(o->file);
         const std::string where = "cannot analyze '" + o->file + "'";
         if (o->channel < 1 || o->channel > audio.channels)

@@ -90,13 +90,51 @@ void resample_irs(std::vector<std::vector<float>>& irs, double from, double to) 
         ir = audio::resample_ir(std::span<const float>(ir), from, to);
 }
 
+double distance(const Point& a, const Point& b) {
+    return std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                     (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+// Which grid points the listener's IR came from, with their weights, and how its gradient was
+// formed: a listener between points hears a blend, and should know how far it reaches.
+void print_grid_points(const auralize::IrGrid& grid, const Point& listener,
+                       const auralize::FoaIr& foa, bool nearest) {
+    const char* kinds[] = {"none", "one-sided", "central"};
+    const auto& points = grid.positions();
+    if (foa.blend.size() == 1) {
+        const Point& gp = points[foa.blend[0].point];
+        std::printf("listener %s -> grid point %s, %.3f m away%s", fmt_point(listener).c_str(),
+                    fmt_point(gp).c_str(), distance(gp, listener),
+                    nearest ? " (nearest)" : " (weight 1)");
+    } else {
+        std::printf(
+            "listener %s -> %zu grid points, trilinear weights (renormalised over the "
+            "points in the air):\n",
+            fmt_point(listener).c_str(), foa.blend.size());
+        for (const auto& w : foa.blend)
+            std::printf("  grid point %s, %.3f m away: weight %.4f\n",
+                        fmt_point(points[w.point]).c_str(), distance(points[w.point], listener),
+                        w.weight);
+    }
+    std::printf("%sgradient x %s, y %s, z %s", foa.blend.size() == 1 ? "; " : "  ",
+                kinds[foa.difference[0]], kinds[foa.difference[1]], kinds[foa.difference[2]]);
+    if (grid.has_gradient())
+        std::printf(", over the cells next to %s (%.3f m)\n", foa.blend.size() == 1 ? "it" : "each",
+                    grid.gradient_spacing());
+    else
+        std::printf(", over the grid points next to %s (%.3f m; a grid of format 1)\n",
+                    foa.blend.size() == 1 ? "it" : "each", grid.spacing());
+}
+
 }  // namespace
 
 Action add_auralize(CLI::App& app) {
     auto* cmd = app.add_subcommand(
         "auralize", "Render a dry recording through an impulse response or a listener grid");
     struct Opts {
-        std::string dry, ir, output, hrtf, listener, facing = "1,0,0", up = "0,0,1", normalize;
+        std::string dry, ir, output, hrtf, listener, facing = "1,0,0", up = "0,0,1",
+                                                     normalize = "loudness",
+                                                     grid_interpolation = "trilinear";
         bool ambisonics = false, binaural = false, force = false, no_fft_cache = false;
         int threads = 0;
     };
@@ -120,11 +158,17 @@ Action add_auralize(CLI::App& app) {
                   "4-channel AmbiX IR)");
     cmd->add_option("--listener", o->listener,
                     "Listener position x,y,z in metres (model axes); needed for a grid");
+    cmd->add_option("--grid-interpolation", o->grid_interpolation,
+                    "Between grid points: 'trilinear' (default: the IRs of the grid points "
+                    "around the listener, weighted) or 'nearest' (the nearest point's IR)")
+        ->check(CLI::IsMember({"trilinear", "nearest"}));
     cmd->add_option("--facing", o->facing, "Direction the listener faces, x,y,z (default 1,0,0)");
     cmd->add_option("--up", o->up, "The listener's up direction, x,y,z (default 0,0,1)");
     cmd->add_option("--normalize", o->normalize,
-                    "Scale the output: 'peak' to -1 dBFS or 'loudness' to -23 LUFS (EBU R128)")
-        ->check(CLI::IsMember({"peak", "loudness"}));
+                    "Output level: 'loudness' (default) -23 LUFS (EBU R128) with the sample peak "
+                    "held at or below -1 dBFS, 'peak' -1 dBFS, or 'none' (the convolution as it "
+                    "is, in the IR's units)")
+        ->check(CLI::IsMember({"loudness", "peak", "none"}));
     cmd->add_option("--threads", o->threads, "Worker threads (default: every core)")
         ->check(thread_count());
     cmd->add_flag("--force", o->force, "Replace the output file if it exists");
@@ -211,24 +255,13 @@ Action add_auralize(CLI::App& app) {
             if (grid.sample_rate() > auralize::kMaxSampleRate)
                 throw InputError("listener grid " + quoted(ir_path) + " has a sample rate of " +
                                  std::to_string(grid.sample_rate()) + " Hz");
-            foa = auralize::encode_foa(grid, *listener, orientation);
-            const Point& gp = foa->position;
-            const double dist = std::sqrt((gp[0] - (*listener)[0]) * (gp[0] - (*listener)[0]) +
-                                          (gp[1] - (*listener)[1]) * (gp[1] - (*listener)[1]) +
-                                          (gp[2] - (*listener)[2]) * (gp[2] - (*listener)[2]));
-            const char* kinds[] = {"none", "one-sided", "central"};
+            foa = o->grid_interpolation == "nearest"
+                      ? auralize::encode_foa(grid, *listener, orientation)
+                      : auralize::encode_foa_interpolated(grid, *listener, orientation);
             std::printf("IR: listener grid %s (source %s, %zu points %.3f m apart, %.0f Hz)\n",
                         ir_path.c_str(), grid.source().c_str(), grid.size(), grid.spacing(),
                         grid.sample_rate());
-            std::printf("listener %s -> grid point %s, %.3f m away; gradient x %s, y %s, z %s",
-                        fmt_point(*listener).c_str(), fmt_point(gp).c_str(), dist,
-                        kinds[foa->difference[0]], kinds[foa->difference[1]],
-                        kinds[foa->difference[2]]);
-            if (grid.has_gradient())
-                std::printf(", over the cells next to it (%.3f m)\n", grid.gradient_spacing());
-            else
-                std::printf(", over the grid points next to it (%.3f m; a grid of format 1)\n",
-                            grid.spacing());
+            print_grid_points(grid, *listener, *foa, o->grid_interpolation == "nearest");
             std::printf(
                 "directions up to %.0f Hz (the difference's step allows no more); above that "
                 "the rendering is omnidirectional\n",
@@ -330,7 +363,7 @@ Action add_auralize(CLI::App& app) {
             std::fprintf(
                 stderr,
                 "ardent: warning: %zu samples (%.3f %%) exceed full scale (peak %+.1f "
-                "dBFS)%s; --normalize peak avoids that\n",
+                "dBFS)%s; the default level or --normalize peak avoids that\n",
                 over,
                 100.0 * static_cast<double>(over) / static_cast<double>(r.audio.samples.size()),
                 db(peak),
@@ -344,10 +377,17 @@ Action add_auralize(CLI::App& app) {
         std::printf("wrote %s: %d channel%s%s, %.2f s at %d Hz; peak %.1f dBFS", out_path.c_str(),
                     r.audio.channels, r.audio.channels == 1 ? "" : "s", layout,
                     static_cast<double>(r.audio.frames()) / fs, r.audio.sample_rate, db(peak));
-        // Loudness only when asked for: measuring it takes longer than convolving a short file.
-        if (normalize == auralize::Normalize::Loudness && change.applied)
+        // Loudness only when normalised to it: measuring it takes longer than convolving a short
+        // file.
+        if (normalize == auralize::Normalize::Loudness && change.applied && !change.by_peak)
             std::printf(", loudness %.1f LUFS", auralize::integrated_loudness(r.audio, role));
-        if (change.applied) std::printf(" (normalised by %+.1f dB)", change.gain_db);
+        if (change.applied)
+            std::printf(" (normalised by %+.1f dB%s)", change.gain_db,
+                        change.peak_limited ? "; held below -23 LUFS so that the peak stays at "
+                                              "-1 dBFS"
+                        : change.by_peak ? "; to a -1 dBFS peak: too short or quiet for a loudness "
+                                           "measurement"
+                                         : "");
         std::printf("\n");
         if (!cache.to_measure.empty() && measure_fft_plans_in_background(cache.to_measure))
             std::printf(

@@ -25,7 +25,7 @@ namespace {
 nlohmann::ordered_json rank_shares(const Preprocessed& p, int ranks) {
     if (p.air.sources.empty())
         throw InputError(p.scene.display_name() + ": --ranks needs a scene with a source");
-    const ard::Layout L = ard::build_layout(p, 0, p.scene.listener_grid_every > 0);
+    const ard::Layout L = ard::build_layout(p, 0, p.scene.listener_grid_cells() > 0);
     double shapes = 0, largest = 0;
     for (const ard::ShapeGroup& g : L.groups) {
         shapes += static_cast<double>(g.cells());

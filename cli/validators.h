@@ -31,6 +31,23 @@ inline CLI::Validator finite_positive(double most = HUGE_VAL) {
         "POSITIVE");
 }
 
+// Any finite number (a coordinate in metres).
+inline CLI::Validator finite_number() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            double v = 0;
+            size_t used = 0;
+            try {
+                v = std::stod(text, &used);
+            } catch (const std::exception&) {
+                return "not a number: " + text;
+            }
+            if (used != text.size() || !std::isfinite(v)) return "not a finite number: " + text;
+            return {};
+        },
+        "NUMBER");
+}
+
 // Worker threads: 0 (every core) or 1 to kMaxThreads. 100 000 asked for made the thread start
 // fail mid-run (SIGABRT, with the run's temporary folder left behind).
 inline constexpr int kMaxThreads = 1024;

@@ -1,7 +1,8 @@
 // First-order AmbiX from a listener grid: a plane wave sampled on a fine synthetic grid must come
 // out with the dipole channels equal to the direction cosines times W (SN3D), in the listener's
-// frame (front, left, up), within the band the grid spacing allows; grid files are checked and a
-// listener off the grid is refused with a message naming the file. An AmbiX IR with its dipoles
+// frame (front, left, up), within the band the grid spacing allows; between grid points the IRs
+// are blended trilinearly; grid files are checked and a listener off the grid is refused with a
+// message naming the file. An AmbiX IR with its dipoles
 // along the model's axes is turned to the listener's frame.
 #include <gtest/gtest.h>
 
@@ -328,6 +329,82 @@ TEST(Ambisonics, OneSidedDifferenceAtTheGridEdge) {
     const auto& w = foa.channels[Acn::kW];
     EXPECT_NEAR(gain(w, foa.channels[Acn::kX]), u[0], 0.05);
     EXPECT_NEAR(gain(w, foa.channels[Acn::kY]), u[1], 0.05);
+}
+
+// Between grid points the IR is the trilinear blend of the lattice cell's corners that are in
+// the grid, weights renormalised over them (computed here from the lattice, independently of the
+// library); at a grid point it is that point's IR, sample for sample.
+TEST(Ambisonics, InterpolatesBetweenGridPoints) {
+    const unsigned seed = 20261126;
+    std::printf("[ case ] seed %u\n", seed);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> uni(0, 1);
+    const double d = 0.25;
+    const std::array<double, 3> centre = {1 + uni(rng), 2 + uni(rng), 1 + uni(rng)};
+    const auto u = direction(360 * uni(rng), 180 * uni(rng) - 90);
+    auto points = plane_wave_grid(u, centre, d, kFs, 960, 100, 2000, 0.005);
+    // Without the (+1, +1, +1) corner: the upper octant's cell has 7 corners in the grid.
+    const std::array<double, 3> gone = {centre[0] + d, centre[1] + d, centre[2] + d};
+    std::erase_if(points, [&](const GridPoint& p) { return p.position == gone; });
+    ScratchDir dir;
+    ASSERT_TRUE(write_grid_file(dir / "g.h5", points, kFs, d));
+    const IrGrid grid(dir / "g.h5");
+    ASSERT_EQ(grid.size(), 26u);
+
+    for (size_t i = 0; i < grid.size(); ++i) {
+        const auto a = auralize::encode_foa_interpolated(grid, grid.positions()[i], {});
+        const auto b = auralize::encode_foa(grid, grid.positions()[i], {});
+        ASSERT_EQ(a.blend.size(), 1u);
+        EXPECT_EQ(a.blend[0].point, i);
+        EXPECT_EQ(a.blend[0].weight, 1.0);
+        for (size_t c = 0; c < 4; ++c)
+            EXPECT_EQ(a.channels[c], b.channels[c]) << "point " << i << ", channel " << c;
+    }
+
+    for (const int octant : {-1, +1}) {
+        SCOPED_TRACE(octant);
+        // A listener inside the cell between the centre and the octant's corner.
+        std::array<double, 3> t{}, listener{};
+        for (size_t a = 0; a < 3; ++a) {
+            t[a] = 0.05 + 0.9 * uni(rng);
+            listener[a] = centre[a] + octant * t[a] * d;
+        }
+        std::vector<double> expected(grid.samples(), 0.0);
+        double total = 0;
+        size_t corners = 0;
+        for (const GridPoint& p : points) {
+            double w = 1;
+            bool corner = true;
+            for (size_t a = 0; a < 3; ++a) {
+                const double step = std::round((p.position[a] - centre[a]) / d) * octant;
+                if (step == 0)
+                    w *= 1 - t[a];
+                else if (step == 1)
+                    w *= t[a];
+                else
+                    corner = false;
+            }
+            if (!corner) continue;
+            ++corners;
+            total += w;
+            for (size_t n = 0; n < expected.size(); ++n)
+                expected[n] += w * static_cast<double>(p.ir[n]);
+        }
+        EXPECT_EQ(corners, octant > 0 ? 7u : 8u);
+        const auto foa = auralize::encode_foa_interpolated(grid, listener, {});
+        EXPECT_EQ(foa.blend.size(), corners);
+        double sum = 0;
+        for (const auto& w : foa.blend)
+            sum += w.weight;
+        EXPECT_NEAR(sum, 1.0, 1e-12);
+        double peak = 0, err = 0;
+        for (size_t n = 0; n < expected.size(); ++n) {
+            peak = std::max(peak, std::fabs(expected[n] / total));
+            err = std::max(err, std::fabs(expected[n] / total -
+                                          static_cast<double>(foa.channels[Acn::kW][n])));
+        }
+        EXPECT_LT(err, 1e-6 * peak);
+    }
 }
 
 TEST(Ambisonics, ListenerOutsideTheGridIsRefused) {

@@ -1,6 +1,6 @@
 // `ardent analyze` through the real command line: the table and the JSON of a synthetic decay,
-// channel choice, band choice, and bad input. Every bad input must exit with 2, name the file and
-// say what is wrong on stderr, and write nothing.
+// channel choice, band choice, maps over a simulated listener grid, and bad input. Every bad input
+// must exit with 2, name the file and say what is wrong on stderr, and write nothing.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,12 +10,15 @@
 #include <limits>
 #include <numbers>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "ardent/auralize/analysis.h"
 #include "ardent/auralize/audio_io.h"
+#include "ardent/auralize/ir_grid.h"
 #include "test_support.h"
 
 namespace ardent::test {
@@ -260,6 +263,100 @@ TEST_F(AnalyzeCli, BrokenResultJsonIsPassedOver) {
         EXPECT_NE(r.err.find("result.json"), std::string::npos) << r.err;
         EXPECT_NE(r.out.find("ISO 3382-1's rule"), std::string::npos) << r.out;
     }
+}
+
+// `analyze --map`: the CSV's value at every grid point and band equals the analysis of that
+// point's IR (read from the grid file, analysed here with the onset and band `analyze` takes for a
+// simulated IR: the distance to the source over c, and the run's flat band); a PNG per parameter
+// and band; the output folder is never replaced without --force, and bad input writes nothing.
+TEST_F(AnalyzeCli, MapValuesAreTheAnalysesOfTheGridPointsIrs) {
+    const unsigned seed = 43;
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(0, 1);
+    double size[3], src[3];
+    for (int a = 0; a < 3; ++a) {
+        size[a] = a == 2 ? 2.5 + 1.0 * u(rng) : 3 + 2 * u(rng);
+        src[a] = size[a] * (0.2 + 0.6 * u(rng));
+    }
+    const double spacing = 0.8 + 0.4 * u(rng);
+    char scene[1024];
+    std::snprintf(
+        scene, sizeof scene,
+        R"({"format": "ardent-scene/1", "name": "box", "geometry": {"box": [%.3f, %.3f, %.3f]},
+  "materials": {"wall": {"absorption": 0.15}}, "surfaces": {"*": "wall"},
+  "sources": [{"name": "S1", "position": [%.3f, %.3f, %.3f]}],
+  "listener_grid": {"spacing_m": %.3f},
+  "simulation": {"max_frequency": 400, "duration": 0.4, "band": "wave"}})",
+        size[0], size[1], size[2], src[0], src[1], src[2], spacing);
+    std::printf("seed %u: %s\n", seed, scene);
+    dir.write("box.json", scene);
+    ASSERT_EQ(run_ardent("simulate box.json -o run --quiet", dir.path()).exit_code, 0);
+    const CommandResult r = run_ardent("analyze --map run/grid/S1.h5 -o maps", dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("bands above 320 Hz left out"), std::string::npos) << r.out;
+
+    std::ifstream rin(dir / "run" / "result.json");
+    const auto result = nlohmann::json::parse(rin);
+    const auto source = result["sources"][0]["cell_centre"].get<std::array<double, 3>>();
+    const auralize::IrGrid grid(dir / "run" / "grid" / "S1.h5");
+    std::vector<auralize::Analysis> expected;
+    for (size_t i = 0; i < grid.size(); ++i) {
+        const auto& p = grid.positions()[i];
+        auralize::AnalysisOptions o;
+        o.max_frequency_hz = 320;
+        o.onset_s = std::hypot(p[0] - source[0], p[1] - source[1], p[2] - source[2]) / 343.0;
+        expected.push_back(
+            auralize::analyze_ir(grid.ir(i), grid.sample_rate(), auralize::Bands::Octave, o));
+    }
+    std::ifstream in(dir / "maps" / "map.csv");
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line, "point,x_m,y_m,z_m,band_hz,t20_s,edt_s,c80_db,d50,t20_reliable,edt_reliable");
+    size_t rows = 0, values = 0;
+    while (std::getline(in, line)) {
+        std::vector<std::string> f;
+        std::stringstream ss(line);
+        for (std::string x; std::getline(ss, x, ',');)
+            f.push_back(x);
+        if (line.back() == ',') f.push_back("");
+        ASSERT_EQ(f.size(), 11u) << line;
+        const size_t point = std::stoul(f[0]);
+        ASSERT_LT(point, expected.size());
+        const size_t band = rows % expected[point].results.size();
+        const auralize::BandResult& b = expected[point].results[band];
+        SCOPED_TRACE(line);
+        EXPECT_EQ(std::stod(f[4]), b.nominal_hz);
+        EXPECT_NEAR(std::stod(f[1]), grid.positions()[point][0], 1e-6);
+        const std::optional<double> want[] = {b.t20_s, b.edt_s, b.c80_db, b.d50};
+        for (size_t k = 0; k < 4; ++k) {
+            EXPECT_EQ(f[5 + k].empty(), !want[k].has_value()) << "column " << 5 + k;
+            if (f[5 + k].empty() || !want[k]) continue;
+            EXPECT_NEAR(std::stod(f[5 + k]), *want[k], 1e-7 * std::max(1.0, std::fabs(*want[k])));
+            ++values;
+        }
+        EXPECT_EQ(f[9], b.t20_reliable ? "1" : "0");
+        ++rows;
+    }
+    const size_t bands = expected[0].results.size();
+    EXPECT_EQ(bands, 2u);  // 63 and 125 Hz: the 250 Hz octave reaches 354 Hz, above 320 Hz
+    EXPECT_EQ(rows, grid.size() * bands);
+    EXPECT_GT(values, rows * 3);
+    for (const char* png : {"t20_125hz.png", "edt_125hz.png", "c80_63hz.png", "d50_125hz.png"})
+        EXPECT_TRUE(fs::exists(dir / "maps" / png)) << png;
+
+    // The folder is never replaced without --force, and an IR and a map exclude each other.
+    expect_rejected("analyze --map run/grid/S1.h5 -o maps", {"maps", "already exists", "--force"});
+    expect_rejected("analyze --map run/grid/S1.h5", {"--map needs -o DIR"});
+    expect_rejected("analyze --map run/grid/S1.h5 -o m2 --json", {"--json"});
+    expect_rejected("analyze run/ir.wav --map run/grid/S1.h5 -o m2", {"not both"});
+    expect_rejected("analyze --map run/result.json -o m2", {"result.json"});
+    expect_rejected("analyze --map run/grid/S1.h5 -o m2 --height nan", {"--height"});
+    expect_rejected("analyze", {"give an IR to analyse, or --map GRID.h5 -o DIR"});
+    expect_rejected("analyze run/ir/x.wav -o m2", {"apply to --map only"});
+    const CommandResult again =
+        run_ardent("analyze --map run/grid/S1.h5 -o maps --force --height 0", dir.path());
+    EXPECT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_NE(again.out.find("(nearest 0.000 m, --height)"), std::string::npos) << again.out;
 }
 
 }  // namespace

@@ -2,12 +2,15 @@
 // signal with the IR (checked against the library's convolution), channels are paired as
 // documented, FLAC and Ogg read, FLAC written, sample rates matched, levels normalised, clipping
 // reported, outputs never replaced without --force, a listener grid rendered as AmbiX and
-// binaurally, and a 4-channel AmbiX IR turned to the listener's orientation in both.
+// binaurally (blending the grid points around a listener between them), the default level
+// (-23 LUFS, the peak held at -1 dBFS), and a 4-channel AmbiX IR turned to the listener's
+// orientation in both.
 #include <gtest/gtest.h>
 #include <sndfile.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -93,7 +96,7 @@ TEST_F(AuralizeCli, OutputIsTheConvolution) {
     const auto ir = noise(1, 12000, 48000, 2, 0.1, 2000);
     audio::write_wav_float(dir / "dry.wav", dry);
     audio::write_wav_float(dir / "ir.wav", ir);
-    run("dry.wav ir.wav -o wet.wav");
+    run("dry.wav ir.wav -o wet.wav --normalize none");
     const auto wet = audio::read_audio(dir / "wet.wav");
     ASSERT_EQ(wet.channels, 1);
     ASSERT_EQ(wet.frames(), dry.frames() + ir.frames() - 1);  // the tail is kept
@@ -105,7 +108,7 @@ TEST_F(AuralizeCli, IrLongerThanTheDrySignalKeepsTheWholeTail) {
     const auto ir = noise(1, 48000, 48000, 4, 0.1, 9000);
     audio::write_wav_float(dir / "click.wav", dry);
     audio::write_wav_float(dir / "ir.wav", ir);
-    run("click.wav ir.wav -o wet.wav");
+    run("click.wav ir.wav -o wet.wav --normalize none");
     const auto wet = audio::read_audio(dir / "wet.wav");
     EXPECT_EQ(wet.frames(), 48099u);
     EXPECT_LE(error_db(wet.samples, auralize::convolve(dry.samples, ir.samples)), -120.0);
@@ -128,7 +131,7 @@ TEST_F(AuralizeCli, ChannelsArePaired) {
     for (const Case& c : {Case{"mono", "ir2", 2, false}, Case{"stereo", "ir1", 2, false},
                           Case{"stereo", "ir2", 2, false}, Case{"stereo", "ir3", 3, true}}) {
         SCOPED_TRACE(c.dry + " through " + c.ir);
-        const auto r = run(c.dry + ".wav " + c.ir + ".wav -o out.wav --force");
+        const auto r = run(c.dry + ".wav " + c.ir + ".wav -o out.wav --force --normalize none");
         EXPECT_EQ(r.out.find("mixed to mono") != std::string::npos, c.downmix) << r.out;
         const auto out = audio::read_audio(dir / "out.wav");
         ASSERT_EQ(out.channels, c.channels);
@@ -154,7 +157,7 @@ TEST_F(AuralizeCli, ReadsFlacAndOggWritesFlac) {
     const auto ir = noise(1, 2000, 44100, 11, 0.02, 400);
     write_with(dir / "dry.flac", dry, SF_FORMAT_FLAC | SF_FORMAT_PCM_24);
     audio::write_wav_float(dir / "ir.wav", ir);
-    run("dry.flac ir.wav -o wet.flac");
+    run("dry.flac ir.wav -o wet.flac --normalize none");
     const auto wet = audio::read_audio(dir / "wet.flac");
     const auto ref = auralize::convolve(dry.samples, ir.samples);
     ASSERT_EQ(wet.frames(), ref.size());
@@ -169,7 +172,7 @@ TEST_F(AuralizeCli, ReadsFlacAndOggWritesFlac) {
                                               0.2 * std::sin(2 * 3.141592653589793 * 1250 * t));
     }
     write_with(dir / "tones.ogg", tones, SF_FORMAT_OGG | SF_FORMAT_VORBIS);
-    run("tones.ogg ir.wav -o wet_ogg.wav");
+    run("tones.ogg ir.wav -o wet_ogg.wav --normalize none");
     const auto wet_ogg = audio::read_audio(dir / "wet_ogg.wav");
     const auto ref_ogg = auralize::convolve(tones.samples, ir.samples);
     ASSERT_EQ(wet_ogg.frames(), ref_ogg.size());
@@ -191,7 +194,7 @@ TEST_F(AuralizeCli, IrIsResampledToTheDrySignalsRate) {
     ir.samples[480] = 0.5f;
     audio::write_wav_float(dir / "dry.wav", dry);
     audio::write_wav_float(dir / "ir.wav", ir);
-    const auto r = run("dry.wav ir.wav -o wet.wav");
+    const auto r = run("dry.wav ir.wav -o wet.wav --normalize none");
     EXPECT_NE(r.out.find("resampled from 48000 Hz to 44100 Hz"), std::string::npos) << r.out;
     const auto wet = audio::read_audio(dir / "wet.wav");
     EXPECT_EQ(wet.sample_rate, 44100);
@@ -223,11 +226,11 @@ TEST_F(AuralizeCli, ReportsClipping) {
     ir.samples[0] = 4.0f;  // 12 dB of gain
     audio::write_wav_float(dir / "dry.wav", dry);
     audio::write_wav_float(dir / "ir.wav", ir);
-    auto r = run("dry.wav ir.wav -o loud.wav");
+    auto r = run("dry.wav ir.wav -o loud.wav --normalize none");
     EXPECT_NE(r.err.find("exceed full scale"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("players will clip"), std::string::npos) << r.err;
     EXPECT_GT(auralize::sample_peak(audio::read_audio(dir / "loud.wav")), 1.0);  // kept in float
-    r = run("dry.wav ir.wav -o loud.flac");
+    r = run("dry.wav ir.wav -o loud.flac --normalize none");
     EXPECT_NE(r.err.find("clipped in the FLAC file"), std::string::npos) << r.err;
     EXPECT_LE(auralize::sample_peak(audio::read_audio(dir / "loud.flac")), 1.0);
     r = run("dry.wav ir.wav -o fine.wav --normalize peak");
@@ -283,6 +286,100 @@ TEST_F(AuralizeCli, ListenerGridAsAmbisonicsAndBinaural) {
     EXPECT_NEAR(ear_difference_db(audio::read_audio(dir / "front.wav")), 0.0, 0.5);
 }
 
+// Between grid points `auralize` blends the IRs around the listener and says which and how much:
+// at a grid point the rendering is that point's (as --grid-interpolation nearest gives it); at a
+// listener drawn between two neighbours it is the documented trilinear blend of the two, here
+// checked on W, which carries the pressure IRs through the convolution unchanged.
+TEST_F(AuralizeCli, ListenerBetweenGridPointsHearsTheirBlend) {
+    const unsigned seed = 20261127;
+    std::printf("[ case ] seed %u\n", seed);
+    std::mt19937 rng(seed);
+    const double d = 0.25, fs = 48000, t = std::uniform_real_distribution<double>(0.1, 0.9)(rng);
+    ASSERT_TRUE(write_grid_file(
+        dir / "S1.h5", plane_wave_grid({0, 1, 0}, {1, 1, 1}, d, fs, 2400, 100, 4000), fs, d));
+    audio::write_wav_float(dir / "dry.wav", noise(1, 4800, 48000, seed));
+    const std::string common = "dry.wav S1.h5 --ambisonics --normalize none ";
+    auto r = run(common + "--listener 1,1,1 -o a.wav");
+    EXPECT_NE(r.out.find("grid point (1.000, 1.000, 1.000), 0.000 m away (weight 1)"),
+              std::string::npos)
+        << r.out;
+    run(common + "--listener 1,1,1 --grid-interpolation nearest -o a_nearest.wav");
+    run(common + "--listener 1,1.25,1 -o b.wav");
+    const auto a = audio::read_audio(dir / "a.wav"), b = audio::read_audio(dir / "b.wav");
+    EXPECT_EQ(a.samples, audio::read_audio(dir / "a_nearest.wav").samples);
+
+    char listener[64];
+    std::snprintf(listener, sizeof listener, "1,%.17g,1", 1 + t * d);
+    r = run(common + "--listener " + listener + " -o mid.wav");
+    EXPECT_NE(r.out.find("-> 2 grid points, trilinear weights"), std::string::npos) << r.out;
+    char weight[96];
+    std::snprintf(weight, sizeof weight,
+                  "grid point (1.000, 1.250, 1.000), %.3f m away: weight %.4f", (1 - t) * d, t);
+    EXPECT_NE(r.out.find(weight), std::string::npos) << weight << "\n" << r.out;
+    const auto mid = audio::read_audio(dir / "mid.wav");
+    const auto wa = a.channel(0), wb = b.channel(0), wm = mid.channel(0);
+    ASSERT_EQ(wm.size(), wa.size());
+    std::vector<float> blend(wa.size());
+    for (size_t i = 0; i < blend.size(); ++i)
+        blend[i] = static_cast<float>((1 - t) * static_cast<double>(wa[i]) +
+                                      t * static_cast<double>(wb[i]));
+    EXPECT_LE(error_db(wm, blend), -100.0);
+    // The nearest point alone is not the blend: the test can tell them apart.
+    r = run(common + "--listener " + listener + " --grid-interpolation nearest -o near.wav");
+    EXPECT_GT(error_db(audio::read_audio(dir / "near.wav").channel(0), blend), -40.0);
+}
+
+// Without --normalize the output is at EBU R128's -23 LUFS, never above a -1 dBFS sample peak
+// (the old level, the convolution as it is, with --normalize none): a dry signal from a printed
+// seed at a random level, through a reverberant IR and through a single click.
+TEST_F(AuralizeCli, DefaultLevelIsLoudnessNormalisedWithoutClipping) {
+    const unsigned seed = 20261128;
+    std::printf("[ case ] seed %u\n", seed);
+    std::mt19937 rng(seed);
+    const double amp = std::pow(10.0, std::uniform_real_distribution<double>(-2, 0)(rng));
+    const auto dry = noise(1, 96000, 48000, seed, amp);
+    audio::write_wav_float(dir / "dry.wav", dry);
+    audio::write_wav_float(dir / "room.wav", noise(2, 9600, 48000, seed + 1, 0.05, 2000));
+    auto r = run("dry.wav room.wav -o wet.wav");
+    EXPECT_NE(r.out.find("loudness -23.0 LUFS"), std::string::npos) << r.out;
+    const auto wet = audio::read_audio(dir / "wet.wav");
+    EXPECT_NEAR(auralize::integrated_loudness(wet, auralize::ChannelRole::Speakers), -23.0, 0.05);
+    EXPECT_LE(20 * std::log10(auralize::sample_peak(wet)), -1.0 + 1e-4);
+    run("dry.wav room.wav -o raw.wav --normalize none");
+    const auto raw = audio::read_audio(dir / "raw.wav");
+    EXPECT_LE(
+        error_db(raw.channel(0),
+                 auralize::convolve(dry.samples, audio::read_audio(dir / "room.wav").channel(0))),
+        -120.0);
+    // The default is the raw output scaled by one gain.
+    const double g = auralize::sample_peak(wet) / auralize::sample_peak(raw);
+    for (size_t i = 0; i < raw.samples.size(); i += 97)
+        ASSERT_NEAR(wet.samples[i], g * static_cast<double>(raw.samples[i]),
+                    1e-5 * auralize::sample_peak(wet))
+            << i;
+
+    // A click through a click: -23 LUFS would need a peak far above full scale, so the peak is
+    // held at -1 dBFS and the message says so.
+    audio::Audio click;
+    click.sample_rate = 48000;
+    click.samples.assign(48000, 0.0f);
+    click.samples[1000] = 0.5f;
+    audio::write_wav_float(dir / "click.wav", click);
+    audio::write_wav_float(dir / "unit.wav", click);
+    r = run("click.wav unit.wav -o clicked.wav");
+    EXPECT_NE(r.out.find("the peak stays at -1 dBFS"), std::string::npos) << r.out;
+    const auto clicked = audio::read_audio(dir / "clicked.wav");
+    EXPECT_NEAR(20 * std::log10(auralize::sample_peak(clicked)), -1.0, 0.01);
+    EXPECT_LT(auralize::integrated_loudness(clicked, auralize::ChannelRole::Speakers), -23.5);
+    // Shorter than BS.1770's 400 ms block: no loudness to measure, so the peak target.
+    audio::write_wav_float(dir / "short.wav", noise(1, 4800, 48000, seed + 2, amp));
+    r = run("short.wav room.wav -o short_wet.wav");
+    EXPECT_NE(r.out.find("too short or quiet for a loudness measurement"), std::string::npos)
+        << r.out;
+    EXPECT_NEAR(20 * std::log10(auralize::sample_peak(audio::read_audio(dir / "short_wet.wav"))),
+                -1.0, 0.01);
+}
+
 // A 4-channel AmbiX IR file (dipoles along the model's axes): a single impulse from model +y,
 // W = Y = 1. Facing +x it is on the listener's left; facing +y, in front; facing -x, on the right.
 // The listener's orientation turns it both for --ambisonics and for --binaural.
@@ -305,7 +402,7 @@ TEST_F(AuralizeCli, AmbixIrIsTurnedToTheListener) {
 
     // AmbiX out, default orientation: the channels as before, each the dry signal through the
     // IR's channel.
-    auto r = run("dry.wav ambix.wav --ambisonics -o amb.wav");
+    auto r = run("dry.wav ambix.wav --ambisonics -o amb.wav --normalize none");
     EXPECT_NE(r.out.find("turned to the listener's orientation: facing (1.000, 0.000, 0.000), up "
                          "(0.000, 0.000, 1.000)"),
               std::string::npos)
@@ -317,7 +414,7 @@ TEST_F(AuralizeCli, AmbixIrIsTurnedToTheListener) {
     EXPECT_EQ(energy(amb, 2), 0.0);
     EXPECT_EQ(energy(amb, 3), 0.0);
     // Facing +y the sound is in front: X (ACN 3) carries it, Y nothing.
-    r = run("dry.wav ambix.wav --ambisonics --facing 0,1,0 -o amb_front.wav");
+    r = run("dry.wav ambix.wav --ambisonics --facing 0,1,0 -o amb_front.wav --normalize none");
     EXPECT_NE(r.out.find("facing (0.000, 1.000, 0.000)"), std::string::npos) << r.out;
     const auto amb_front = audio::read_audio(dir / "amb_front.wav");
     ASSERT_EQ(amb_front.channels, 4);

@@ -680,6 +680,15 @@ TEST_F(BadInput, ListenerGridEveryZero) {
                           {"s.json: listener_grid.every:", "whole number"});
 }
 
+TEST_F(BadInput, ListenerGridSpacing) {
+    expect_scene_rejected(SceneText().set("listener_grid", R"({"spacing_m": 0})"), 2,
+                          {"s.json: listener_grid.spacing_m:", "positive"});
+    expect_scene_rejected(SceneText().set("listener_grid", R"({"spacing_m": -1.5})"), 2,
+                          {"s.json: listener_grid.spacing_m:", "positive", "-1.5"});
+    expect_scene_rejected(SceneText().set("listener_grid", R"({"spacing_m": 0.5, "every": 4})"), 2,
+                          {"s.json: listener_grid.spacing_m:", "not both"});
+}
+
 // --- resources --------------------------------------------------------------------------------
 
 TEST_F(BadInput, GridTooLargeForTheMachine) {

@@ -217,14 +217,14 @@ TEST(PlanCache, AuralizeUsesTheCacheAndNeverNeedsIt) {
         return ready();
     };
 
-    auto r = run_ardent("auralize dry.wav ir.wav -o a.wav", dir.path());
+    auto r = run_ardent("auralize dry.wav ir.wav -o a.wav --normalize none", dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("measured in the background"), std::string::npos) << r.out;
     ASSERT_TRUE(wait_for([&] { return fs::exists(file); })) << "no " << file;
     const std::string wisdom = read_text(file);
     EXPECT_NE(wisdom.find("fftwf_wisdom"), std::string::npos) << wisdom;
 
-    r = run_ardent("auralize dry.wav ir.wav -o b.wav", dir.path());
+    r = run_ardent("auralize dry.wav ir.wav -o b.wav --normalize none", dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out.find("measured in the background"), std::string::npos) << r.out;
     EXPECT_EQ(read_text(file), wisdom);
@@ -235,7 +235,7 @@ TEST(PlanCache, AuralizeUsesTheCacheAndNeverNeedsIt) {
 
     const std::string broken = "(fftw-3.3.10 fftwf_wisdom #x12 (broken";
     { std::ofstream(file, std::ios::binary) << broken; }
-    r = run_ardent("auralize dry.wav ir.wav -o c.wav", dir.path());
+    r = run_ardent("auralize dry.wav ir.wav -o c.wav --normalize none", dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.err.find("warning: ignoring the FFT plan cache"), std::string::npos) << r.err;
     const auto c = audio::read_audio(dir / "c.wav");
@@ -246,14 +246,14 @@ TEST(PlanCache, AuralizeUsesTheCacheAndNeverNeedsIt) {
     EXPECT_NE(read_text(file).find("fftwf_wisdom"), std::string::npos);
 
     fs::remove_all(xdg);
-    r = run_ardent("auralize dry.wav ir.wav -o d.wav --no-fft-cache", dir.path());
+    r = run_ardent("auralize dry.wav ir.wav -o d.wav --normalize none --no-fft-cache", dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_FALSE(fs::exists(xdg));
     EXPECT_EQ(r.out.find("measured in the background"), std::string::npos) << r.out;
 
     // An unusable cache location: a warning, and the rendering still works.
     dir.write("xdg", "a file, not a directory");
-    r = run_ardent("auralize dry.wav ir.wav -o e.wav", dir.path());
+    r = run_ardent("auralize dry.wav ir.wav -o e.wav --normalize none", dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.err.find("FFT plan cache not used"), std::string::npos) << r.err;
     EXPECT_TRUE(fs::exists(dir / "e.wav"));

@@ -1,5 +1,9 @@
 // `ardent info` through the real command line: the run-time estimate for the whole scene (every
 // source for the whole duration, the geometric stage included), as text and as JSON keys.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -58,6 +62,47 @@ TEST(InfoCli, TotalsCoverEverySourceAndTheWholeDuration) {
                   std::string::npos)
             << text.out;
         EXPECT_EQ(text.out.find("+ geometric") != std::string::npos, band == "full") << text.out;
+    }
+}
+
+// A grid given in metres keeps its spacing across max_frequency (a grid in cells spread out as
+// the frequency fell: 4 points in a room at 400 Hz), and `info` says the spacing used.
+TEST(InfoCli, ListenerGridInMetresKeepsItsSpacingAcrossFrequencies) {
+    const unsigned seed = 20261129;
+    std::printf("[ case ] seed %u\n", seed);
+    std::mt19937 rng(seed);
+    const double asked = std::uniform_real_distribution<double>(0.4, 1.2)(rng);
+    ScratchDir dir;
+    char grid[96];
+    std::snprintf(grid, sizeof grid, R"("listener_grid": {"spacing_m": %.6f},)", asked);
+    std::string scene = three_source_scene("wave");
+    scene.replace(scene.find(R"("simulation")"), 0, std::string(grid) + "\n  ");
+    dir.write("s.json", scene);
+    size_t points_low = 0;
+    for (const double f : {250.0, 500.0, 1000.0}) {
+        SCOPED_TRACE(f);
+        const std::string freq = " --max-frequency " + std::to_string(f);
+        const CommandResult r = run_ardent("info s.json --json" + freq, dir.path());
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const auto j = nlohmann::json::parse(r.out);
+        const double h = j.at("h").get<double>();
+        const auto& lg = j.at("listener_grid");
+        const int every = lg.at("every").get<int>();
+        EXPECT_EQ(every, std::max(1L, std::lround(asked / h)));
+        EXPECT_NEAR(lg.at("spacing_m").get<double>(), every * h, 1e-12);
+        EXPECT_LE(std::abs(lg.at("spacing_m").get<double>() - asked), 0.5 * h + 1e-9);
+        EXPECT_NEAR(lg.at("requested_spacing_m").get<double>(), asked, 1e-6);
+        // Each point stands for about spacing^3 of the 6 x 4 x 3 m room at every frequency.
+        const auto points = j.at("listener_points").get<size_t>();
+        if (f == 250.0) points_low = points;
+        EXPECT_GT(points, 0u);
+        EXPECT_LT(static_cast<double>(points), 4.0 * static_cast<double>(points_low) + 60);
+        const CommandResult text = run_ardent("info s.json" + freq, dir.path());
+        ASSERT_EQ(text.exit_code, 0) << text.err;
+        EXPECT_NE(text.out.find("listener grid    " + std::to_string(points) + " points every " +
+                                std::to_string(every) + " cells"),
+                  std::string::npos)
+            << text.out;
     }
 }
 

@@ -4,7 +4,9 @@
 
 #include <cmath>
 #include <complex>
+#include <cstdio>
 #include <filesystem>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -101,6 +103,63 @@ TEST(SceneParser, EverySettingIsRead) {
     ASSERT_EQ(s.sources.size(), 1u);
     EXPECT_EQ(s.sources[0].name, "S1");
     EXPECT_EQ(s.sources[0].position, (Vec3{1, 1, 1}));
+}
+
+// A grid in metres keeps its spacing as max_frequency changes: the step is the nearest whole
+// number of cells (at least 1), so the spacing used is within half a cell of the one asked.
+TEST(SceneParser, ListenerGridSpacingInMetresKeepsItsSpacing) {
+    const unsigned seed = 20261130;
+    std::printf("[ case ] seed %u\n", seed);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> spacing(0.05, 3.0), frequency(100, 4000);
+    for (int trial = 0; trial < 20; ++trial) {
+        const double asked = spacing(rng), f = frequency(rng);
+        char extra[160];
+        std::snprintf(
+            extra, sizeof extra,
+            R"(, "listener_grid": {"spacing_m": %.17g}, "simulation": {"max_frequency": %.17g})",
+            asked, f);
+        const Scene s = parse_scene(minimal_scene(extra), "g.json");
+        SCOPED_TRACE(extra);
+        EXPECT_EQ(s.listener_grid_every, 0);
+        EXPECT_DOUBLE_EQ(s.listener_grid_spacing_m, asked);
+        const double h = s.simulation.cell_size();
+        const int cells = s.listener_grid_cells();
+        EXPECT_EQ(cells, std::max(1, static_cast<int>(std::lround(asked / h))));
+        if (asked >= h) {
+            EXPECT_LE(std::abs(cells * h - asked), 0.5 * h + 1e-12);
+        }
+    }
+    // Cells as before: the step whatever the cell size, and no grid without the key.
+    EXPECT_EQ(parse_scene(minimal_scene(R"(, "listener_grid": {"every": 5})"), "a.json")
+                  .listener_grid_cells(),
+              5);
+    EXPECT_EQ(parse_scene(minimal_scene(), "a.json").listener_grid_cells(), 0);
+    // Smaller than a cell: every cell.
+    EXPECT_EQ(parse_scene(minimal_scene(R"(, "listener_grid": {"spacing_m": 0.001})"), "a.json")
+                  .listener_grid_cells(),
+              1);
+}
+
+TEST(SceneParser, ListenerGridSpacingRejectsBadValues) {
+    const auto message = [](const std::string& grid) {
+        try {
+            parse_scene(minimal_scene(R"(, "listener_grid": )" + grid), "g.json");
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    for (const char* bad : {R"({"spacing_m": 0})", R"({"spacing_m": -0.5})",
+                            R"({"spacing_m": "1"})", R"({"spacing_m": 1e9})"}) {
+        const std::string m = message(bad);
+        EXPECT_NE(m.find("g.json: listener_grid.spacing_m:"), std::string::npos)
+            << bad << ": " << m;
+    }
+    const std::string both = message(R"({"spacing_m": 0.5, "every": 4})");
+    EXPECT_NE(both.find("g.json: listener_grid.spacing_m:"), std::string::npos) << both;
+    EXPECT_NE(both.find("not both"), std::string::npos) << both;
+    EXPECT_NE(message(R"({"spacing": 0.5})").find("did you mean \"spacing_m\""), std::string::npos);
 }
 
 TEST(SceneParser, SingleAndPerBandAbsorption) {

@@ -92,6 +92,28 @@ TEST(SceneWriter, KeepsSurfaceOrderBandsAndOptionalKeys) {
     EXPECT_EQ(b.surfaces[0].pattern, "wall_x*");
 }
 
+TEST(SceneWriter, KeepsTheListenerGridAsGiven) {
+    ScratchDir dir;
+    for (const char* grid : {R"({"spacing_m": 0.75})", R"({"every": 6})"}) {
+        const fs::path f = dir.write("g.json", std::string(R"({
+  "format": "ardent-scene/1",
+  "geometry": {"box": [4, 3, 2.5]},
+  "materials": {"a": {"absorption": 0.05}},
+  "surfaces": {"*": "a"},
+  "sources": [{"name": "S", "position": [1, 1, 1]}],
+  "listener_grid": )") + grid + "\n}\n");
+        const ardent::Scene a = ardent::load_scene(f);
+        const std::string text = ardent::scene_text(a, f);
+        const ardent::Scene b = ardent::parse_scene(text, f);
+        EXPECT_TRUE(ardent::same_scene(a, b)) << text;
+        EXPECT_EQ(b.listener_grid_every, a.listener_grid_every);
+        EXPECT_EQ(b.listener_grid_spacing_m, a.listener_grid_spacing_m);
+        // Metres stay metres: written as cells, the spacing would change with max_frequency.
+        EXPECT_EQ(text.find("spacing_m") != std::string::npos, a.listener_grid_spacing_m > 0)
+            << text;
+    }
+}
+
 TEST(SceneWriter, FailedSaveLeavesNothingAndNamesTheFile) {
     ScratchDir dir;
     const ardent::Scene a = ardent::load_scene(source_dir() / "data/scenes/shoebox.json");

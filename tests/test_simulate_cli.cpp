@@ -163,6 +163,10 @@ TEST_F(SimulateCli, WritesIrGridAndResult) {
         EXPECT_TRUE(j.contains(key)) << key;
     EXPECT_EQ(j["settings"]["max_frequency"], 300.0);
     EXPECT_EQ(j["settings"]["output_sample_rate"], 48000);
+    EXPECT_EQ(j["settings"]["listener_grid_every"], 4);
+    EXPECT_NEAR(j["settings"]["listener_grid_spacing_m"].get<double>(),
+                4 * j["grid"]["h"].get<double>(), 1e-12);
+    EXPECT_FALSE(j["settings"].contains("listener_grid_requested_spacing_m"));
     EXPECT_GT(j["solver"]["dt"].get<double>(), 0);
     EXPECT_FALSE(j["solver"]["name"].get<std::string>().empty());
     EXPECT_EQ(j["grid"]["dims"].size(), 3u);
@@ -268,6 +272,30 @@ TEST_F(SimulateCli, WritesIrGridAndResult) {
 
 // The write after the solve (receiver and ambisonic WAVs, the listener-grid file) printed nothing:
 // 8.7 s for 500 receivers, minutes for 20 000. It reports its IRs like the solver its steps.
+// A grid given in metres: the step is the nearest whole number of cells, and result.json and the
+// grid file say what was used (1 m asked of 0.44 m cells: 2 cells, 0.88 m).
+TEST_F(SimulateCli, ListenerGridInMetresIsReported) {
+    ScratchDir dir;
+    std::string scene = tiny_scene();
+    const std::string cells = R"("listener_grid": {"every": 4})";
+    scene.replace(scene.find(cells), cells.size(), R"("listener_grid": {"spacing_m": 1.0})");
+    dir.write("box.json", scene);
+    const auto r = run_ardent("simulate box.json --threads 1 --quiet", dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = read_json(dir / "box.ardent" / "result.json");
+    const double h = j["grid"]["h"].get<double>();
+    const int every = static_cast<int>(std::lround(1.0 / h));
+    EXPECT_EQ(every, 2);
+    EXPECT_EQ(j["settings"]["listener_grid_every"], every);
+    EXPECT_NEAR(j["settings"]["listener_grid_spacing_m"].get<double>(), every * h, 1e-12);
+    EXPECT_EQ(j["settings"]["listener_grid_requested_spacing_m"], 1.0);
+    const hid_t f =
+        H5Fopen((dir / "box.ardent" / "grid" / "S1.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    EXPECT_NEAR(h5_double_attr(f, "grid_spacing"), every * h, 1e-12);
+    H5Fclose(f);
+}
+
 TEST_F(SimulateCli, ReportsTheWritePhase) {
     ScratchDir dir;
     dir.write("box.json", tiny_scene());

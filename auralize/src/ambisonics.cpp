@@ -2,6 +2,7 @@
 
 #include <fftw3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <memory>
@@ -9,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/number_text.h"
@@ -149,60 +151,153 @@ FoaIr encode_foa(std::span<const float> pressure, const std::array<std::vector<f
     return out;
 }
 
-FoaIr encode_foa(const IrGrid& grid, const Point& listener, const Orientation& orientation,
-                 double speed_of_sound) {
-    const auto fmt = [](const Point& p) { return point_text(p[0], p[1], p[2], 3); };
-    const auto centre = grid.nearest(listener);
-    if (!centre)
-        throw InputError("listener " + fmt(listener) + " is outside the listener grid of '" +
-                         grid.file().string() + "': no grid point within one grid spacing (" +
-                         std::to_string(grid.spacing()) + " m); the grid spans " +
-                         fmt(grid.lower()) + " to " + fmt(grid.upper()));
-    const std::vector<float> p0 = grid.ir(*centre);
+namespace {
+
+// What a grid holds for one point, or a blend of points: the pressure IR and the gradient IRs
+// along the model axes, with how each axis's gradient was formed (2 central, 1 one-sided, 0 none).
+struct PointSignals {
+    std::vector<float> pressure;
     std::array<std::vector<float>, 3> gradient;
     std::array<int, 3> kind{};
-    double d = grid.spacing();
+};
+
+PointSignals point_signals(const IrGrid& grid, size_t point) {
+    PointSignals out;
+    out.pressure = grid.ir(point);
     if (grid.has_gradient()) {
         // Format 2: one-cell differences stored by ardent simulate.
-        gradient = grid.gradient(*centre);
-        kind = grid.gradient_kind(*centre);
-        d = grid.gradient_spacing();
-    } else {
-        for (int axis = 0; axis < 3; ++axis) {
-            const auto plus = grid.neighbour(*centre, axis, +1);
-            const auto minus = grid.neighbour(*centre, axis, -1);
-            auto& g = gradient[static_cast<size_t>(axis)];
-            g.assign(p0.size(), 0.0f);
-            if (plus && minus) {
-                const auto a = grid.ir(*plus), b = grid.ir(*minus);
-                for (size_t i = 0; i < g.size(); ++i)
-                    g[i] = static_cast<float>(
-                        (static_cast<double>(a[i]) - static_cast<double>(b[i])) / (2 * d));
-                kind[static_cast<size_t>(axis)] = 2;
-            } else if (plus || minus) {
-                const auto a = plus ? grid.ir(*plus) : p0;
-                const auto b = plus ? p0 : grid.ir(*minus);
-                for (size_t i = 0; i < g.size(); ++i)
-                    g[i] = static_cast<float>(
-                        (static_cast<double>(a[i]) - static_cast<double>(b[i])) / d);
-                kind[static_cast<size_t>(axis)] = 1;
-            }
+        out.gradient = grid.gradient(point);
+        out.kind = grid.gradient_kind(point);
+        return out;
+    }
+    const double d = grid.spacing();
+    const std::vector<float>& p0 = out.pressure;
+    for (int axis = 0; axis < 3; ++axis) {
+        const auto plus = grid.neighbour(point, axis, +1);
+        const auto minus = grid.neighbour(point, axis, -1);
+        auto& g = out.gradient[static_cast<size_t>(axis)];
+        g.assign(p0.size(), 0.0f);
+        if (plus && minus) {
+            const auto a = grid.ir(*plus), b = grid.ir(*minus);
+            for (size_t i = 0; i < g.size(); ++i)
+                g[i] = static_cast<float>((static_cast<double>(a[i]) - static_cast<double>(b[i])) /
+                                          (2 * d));
+            out.kind[static_cast<size_t>(axis)] = 2;
+        } else if (plus || minus) {
+            const auto a = plus ? grid.ir(*plus) : p0;
+            const auto b = plus ? p0 : grid.ir(*minus);
+            for (size_t i = 0; i < g.size(); ++i)
+                g[i] =
+                    static_cast<float>((static_cast<double>(a[i]) - static_cast<double>(b[i])) / d);
+            out.kind[static_cast<size_t>(axis)] = 1;
         }
     }
-    if (kind[0] == 0 && kind[1] == 0 && kind[2] == 0)
-        throw InputError("grid point " + fmt(grid.positions()[*centre]) + " of '" +
-                         grid.file().string() +
-                         "' has no neighbours in the grid, so the sound's direction is unknown");
+    return out;
+}
+
+// The weighted sum of the points' signals. An axis's gradient is averaged over the points that
+// have one along it (weights renormalised over them): a point without one (kind 0, zeros) would
+// otherwise pull the blend towards no direction. One-sided if any of them is.
+PointSignals blend(const IrGrid& grid, const std::vector<IrGrid::Weight>& weights) {
+    const size_t n = grid.samples();
+    std::vector<double> p(n, 0.0);
+    std::array<std::vector<double>, 3> g;
+    std::array<double, 3> axis_weight{};
+    std::array<bool, 3> one_sided{};
+    for (auto& v : g)
+        v.assign(n, 0.0);
+    for (const IrGrid::Weight& w : weights) {
+        const PointSignals s = point_signals(grid, w.point);
+        for (size_t i = 0; i < n; ++i)
+            p[i] += w.weight * static_cast<double>(s.pressure[i]);
+        for (size_t a = 0; a < 3; ++a) {
+            if (s.kind[a] == 0) continue;
+            for (size_t i = 0; i < n; ++i)
+                g[a][i] += w.weight * static_cast<double>(s.gradient[a][i]);
+            axis_weight[a] += w.weight;
+            one_sided[a] = one_sided[a] || s.kind[a] == 1;
+        }
+    }
+    PointSignals out;
+    out.pressure.assign(p.begin(), p.end());
+    for (size_t a = 0; a < 3; ++a) {
+        out.gradient[a].assign(n, 0.0f);
+        if (!(axis_weight[a] > 0)) continue;
+        for (size_t i = 0; i < n; ++i)
+            out.gradient[a][i] = static_cast<float>(g[a][i] / axis_weight[a]);
+        out.kind[a] = one_sided[a] ? 1 : 2;
+    }
+    return out;
+}
+
+FoaIr encode_signals(const IrGrid& grid, const PointSignals& s, const Orientation& orientation,
+                     double speed_of_sound) {
+    const double d = grid.has_gradient() ? grid.gradient_spacing() : grid.spacing();
     // Central differences everywhere: kept to kd = 2.4 with the diffuse-field gain; a one-sided
     // one is half a step off centre, so then only to kd = 1, as before.
+    const auto& kind = s.kind;
     const bool central = kind[0] != 1 && kind[1] != 1 && kind[2] != 1;
     const double limit =
         directional_limit_hz(d, speed_of_sound, central ? kCentralKdLimit : kOneSidedKdLimit);
-    FoaIr out = encode_foa(p0, gradient, grid.sample_rate(), limit, orientation, speed_of_sound,
-                           central ? d : 0.0);
+    FoaIr out = encode_foa(s.pressure, s.gradient, grid.sample_rate(), limit, orientation,
+                           speed_of_sound, central ? d : 0.0);
+    out.difference = kind;
+    return out;
+}
+
+std::string point_name(const Point& p) {
+    return point_text(p[0], p[1], p[2], 3);
+}
+
+[[noreturn]] void outside(const IrGrid& grid, const Point& listener) {
+    throw InputError("listener " + point_name(listener) + " is outside the listener grid of '" +
+                     grid.file().string() + "': no grid point within one grid spacing (" +
+                     std::to_string(grid.spacing()) + " m); the grid spans " +
+                     point_name(grid.lower()) + " to " + point_name(grid.upper()));
+}
+
+bool no_direction(const PointSignals& s) {
+    return s.kind[0] == 0 && s.kind[1] == 0 && s.kind[2] == 0;
+}
+
+}  // namespace
+
+FoaIr encode_foa(const IrGrid& grid, const Point& listener, const Orientation& orientation,
+                 double speed_of_sound) {
+    const auto centre = grid.nearest(listener);
+    if (!centre) outside(grid, listener);
+    const PointSignals s = point_signals(grid, *centre);
+    if (no_direction(s))
+        throw InputError("grid point " + point_name(grid.positions()[*centre]) + " of '" +
+                         grid.file().string() +
+                         "' has no neighbours in the grid, so the sound's direction is unknown");
+    FoaIr out = encode_signals(grid, s, orientation, speed_of_sound);
     out.grid_point = *centre;
     out.position = grid.positions()[*centre];
-    out.difference = kind;
+    out.blend = {{*centre, 1.0}};
+    return out;
+}
+
+FoaIr encode_foa_interpolated(const IrGrid& grid, const Point& listener,
+                              const Orientation& orientation, double speed_of_sound) {
+    // The same reach as encode_foa: within one spacing of a grid point.
+    if (!grid.nearest(listener)) outside(grid, listener);
+    std::vector<IrGrid::Weight> weights = grid.trilinear(listener);
+    // No corner of the listener's lattice cell is in the air, but a point of a neighbouring cell
+    // is within one spacing: that point alone.
+    if (weights.empty()) return encode_foa(grid, listener, orientation, speed_of_sound);
+    const PointSignals s = blend(grid, weights);
+    if (no_direction(s))
+        throw InputError("the grid points around listener " + point_name(listener) + " in '" +
+                         grid.file().string() +
+                         "' have no neighbours in the grid, so the sound's direction is unknown");
+    FoaIr out = encode_signals(grid, s, orientation, speed_of_sound);
+    const auto heaviest = std::max_element(
+        weights.begin(), weights.end(),
+        [](const IrGrid::Weight& a, const IrGrid::Weight& b) { return a.weight < b.weight; });
+    out.grid_point = heaviest->point;
+    out.position = grid.positions()[heaviest->point];
+    out.blend = std::move(weights);
     return out;
 }
 

@@ -354,6 +354,36 @@ std::optional<size_t> IrGrid::nearest(const Point& p) const {
     return best;
 }
 
+std::vector<IrGrid::Weight> IrGrid::trilinear(const Point& p) const {
+    std::array<std::int64_t, 3> base{};
+    std::array<double, 3> t{};
+    for (size_t a = 0; a < 3; ++a) {
+        if (!std::isfinite(p[a])) return {};
+        double u = (p[a] - lower_[a]) / spacing_;
+        if (u < -2 || u > static_cast<double>(kCoordMax)) return {};
+        // Rounding in (p - lower) / spacing must not give a far corner a weight of 1e-13.
+        if (std::fabs(u - std::round(u)) < 1e-9) u = std::round(u);
+        base[a] = static_cast<std::int64_t>(std::floor(u));
+        t[a] = u - static_cast<double>(base[a]);
+    }
+    std::vector<Weight> out;
+    double sum = 0;
+    for (std::int64_t dk = 0; dk <= 1; ++dk)
+        for (std::int64_t dj = 0; dj <= 1; ++dj)
+            for (std::int64_t di = 0; di <= 1; ++di) {
+                const double w =
+                    (di ? t[0] : 1 - t[0]) * (dj ? t[1] : 1 - t[1]) * (dk ? t[2] : 1 - t[2]);
+                if (!(w > 0)) continue;
+                const auto q = at(base[0] + di, base[1] + dj, base[2] + dk);
+                if (!q) continue;
+                out.push_back({*q, w});
+                sum += w;
+            }
+    for (Weight& w : out)
+        w.weight /= sum;
+    return out;
+}
+
 std::optional<size_t> IrGrid::neighbour(size_t point, int axis, int dir) const {
     if (point >= positions_.size() || axis < 0 || axis > 2) return std::nullopt;
     auto q = lattice(point);

@@ -84,6 +84,20 @@ LevelChange normalize(audio::Audio& a, Normalize mode, ChannelRole role) {
             r.gain_db += step;
             r.applied = true;
         }
+        if (!r.applied && sample_peak(a) > 0) {
+            r = normalize(a, Normalize::Peak, role);
+            r.by_peak = true;
+            return r;
+        }
+        // A sample peak more than 22 dB above the loudness (-23 LUFS to -1 dBFS) would come near
+        // clipping: held at the peak target instead.
+        const double peak = sample_peak(a);
+        if (r.applied && peak > 0 && 20 * std::log10(peak) > kPeakTargetDbfs) {
+            const double down = kPeakTargetDbfs - 20 * std::log10(peak);
+            scale(a, down);
+            r.gain_db += down;
+            r.peak_limited = true;
+        }
     }
     return r;
 }

@@ -255,7 +255,11 @@ void Project::remove_emitter(EmitterKind kind, size_t index) {
 void Project::set_simulation(const SimulationSettings& settings, int listener_grid_every) {
     Scene next = scene_;
     next.simulation = settings;
-    next.listener_grid_every = listener_grid_every;
+    // A grid given in metres stays so unless its step in cells was edited.
+    if (listener_grid_every != scene_.listener_grid_cells()) {
+        next.listener_grid_every = listener_grid_every;
+        next.listener_grid_spacing_m = 0;
+    }
     apply(next, tr("Change simulation settings"));
 }
 

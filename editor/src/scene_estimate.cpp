@@ -47,7 +47,7 @@ SceneEstimate estimate_scene(const Scene& scene) {
         out.grid_cells = p.air.grid.count();
         out.air_cells = p.air.air_cells;
         out.partitions = p.decomposition.partitions.size();
-        out.listener_points = scene.listener_grid_every > 0 ? p.listener_points() : 0;
+        out.listener_points = scene.listener_grid_cells() > 0 ? p.listener_points() : 0;
         const bool cuda = out.device == "cuda";
         out.memory_bytes = fdtd ? e.memory_fdtd : (cuda ? e.memory_ard_gpu : e.memory_ard_cpu);
         const double sps = fdtd ? (cuda ? e.sps_fdtd_gpu : e.sps_fdtd_cpu)
@@ -56,7 +56,7 @@ SceneEstimate estimate_scene(const Scene& scene) {
         if (out.warning.empty()) {
             try {
                 SolverOptions o;
-                o.listener_grid = scene.listener_grid_every > 0;
+                o.listener_grid = scene.listener_grid_cells() > 0;
                 check_memory(p, o);
             } catch (const ResourceError& err) {
                 out.warning = err.what();

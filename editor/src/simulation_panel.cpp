@@ -178,7 +178,7 @@ void SimulationPanel::load_from_scene() {
         device_->setCurrentText(to_qstring(s.simulation.device));
         frequency_->setValue(s.simulation.max_frequency);
         duration_->setValue(s.simulation.duration);
-        grid_->setValue(s.listener_grid_every);
+        grid_->setValue(s.listener_grid_cells());
     }
     updating_ = false;
     if (project_->has_scene()) {
@@ -199,7 +199,7 @@ void SimulationPanel::settings_edited() {
         st.device == project_->scene().simulation.device &&
         st.max_frequency == project_->scene().simulation.max_frequency &&
         st.duration == project_->scene().simulation.duration &&
-        every == project_->scene().listener_grid_every)
+        every == project_->scene().listener_grid_cells())
         return;
     project_->set_simulation(st, every);
 }

@@ -333,9 +333,9 @@ void write_grid(const Preprocessed& p, const std::vector<std::vector<float>>& re
     info.sample_rate = band.rate_out();
     info.output_sample_rate = static_cast<double>(fs_out);
     info.max_frequency = p.scene.simulation.max_frequency;
-    info.grid_spacing = g.h * p.scene.listener_grid_every;
+    info.grid_spacing = g.h * p.scene.listener_grid_cells();
     info.gradient_spacing = g.h;
-    info.every = p.scene.listener_grid_every;
+    info.every = p.scene.listener_grid_cells();
     info.scene_hash = hash;
     GridWriter grid(file, pos, kinds, samples, info);
     // Each point's IR and three gradient IRs are filtered, decimated and compressed
@@ -409,7 +409,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
         SolverOptions sopts;
         sopts.precision = settings.precision;
         sopts.threads = settings.threads;
-        sopts.listener_grid = scene.listener_grid_every > 0;
+        sopts.listener_grid = scene.listener_grid_cells() > 0;
         sopts.receiver_gradients = true;  // every receiver's ambisonic IR
         sopts.comm = by_sources ? nullptr : comm;
         sopts.gpu = settings.gpu;
@@ -636,7 +636,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
 
             t0 = std::chrono::steady_clock::now();
             const size_t n_rec = p.air.receivers.size(),
-                         n_grid = scene.listener_grid_every > 0 ? p.listener_points() : 0;
+                         n_grid = scene.listener_grid_cells() > 0 ? p.listener_points() : 0;
             observer.write_begin(src_name, n_rec + n_grid);
             const IrDelivery delivery(dt, ex.delay(), fs_out, duration, scene.air,
                                       scene.simulation.speed_of_sound);
@@ -676,7 +676,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 });
             for (json& row : rows)
                 acoustics.push_back(std::move(row));
-            if (scene.listener_grid_every > 0)
+            if (scene.listener_grid_cells() > 0)
                 write_grid(p, solved.grid, delivery, dt,
                            tmp_dir / "grid" / (safe_name(src_name) + ".h5"), src_name, hash,
                            settings.threads, stop,
@@ -705,6 +705,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
 
         // result.json
         const auto& sim = scene.simulation;
+        const int grid_every = scene.listener_grid_cells();
         json settings_json = {{"solver", sim.solver},
                               {"device", sim.device},
                               {"precision", precision_name},
@@ -717,12 +718,16 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                               {"partition_sides", sim.partition_sides},
                               {"band", sim.band},
                               {"output_sample_rate", fs_out},
-                              {"listener_grid_every", scene.listener_grid_every},
+                              {"listener_grid_every", grid_every},
+                              {"listener_grid_spacing_m", p.air.grid.h * grid_every},
                               {"air",
                                {{"temperature", scene.air.temperature_c},
                                 {"humidity", scene.air.relative_humidity},
                                 {"pressure", scene.air.pressure_kpa},
                                 {"absorption", scene.air.absorption}}}};
+        // A spacing in metres becomes whole cells: the asked spacing beside the one used.
+        if (scene.listener_grid_spacing_m > 0)
+            settings_json["listener_grid_requested_spacing_m"] = scene.listener_grid_spacing_m;
         auto emitters = [](const std::vector<PlacedEmitter>& v) {
             json a = json::array();
             for (const auto& e : v)
@@ -738,7 +743,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 files["ir"].push_back("ir/" + pair);
                 files["ambix"].push_back("ambix/" + pair);
             }
-            if (scene.listener_grid_every > 0)
+            if (scene.listener_grid_cells() > 0)
                 files["grid"].push_back("grid/" + safe_name(s.name) + ".h5");
         }
         json solve = json::object(), setup = json::object();

@@ -269,7 +269,7 @@ std::string scene_hash(const Scene& scene) {
     std::snprintf(buf, sizeof buf, "%s|%s|%.17g|%.17g|%.17g|%.17g|%d|%d|%s", s.solver.c_str(),
                   s.device.c_str(), s.max_frequency, s.duration,
                   s.effective_points_per_wavelength(), s.speed_of_sound, scene.output_sample_rate,
-                  scene.listener_grid_every, s.partition_sides.c_str());
+                  scene.listener_grid_cells(), s.partition_sides.c_str());
     f.add(buf);
     std::snprintf(buf, sizeof buf, "air|%.17g|%.17g|%.17g|%d", scene.air.temperature_c,
                   scene.air.relative_humidity, scene.air.pressure_kpa,

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "ardent/preprocess/number_text.h"
 #include "ardent/preprocess/wall_admittance.h"
 
 namespace ardent {
@@ -200,6 +201,11 @@ nlohmann::ordered_json info_json(const Preprocessed& p) {
         total_estimate(p.scene, j["seconds_per_simulated_second"],
                        j.contains("geometric") ? j["geometric"] : nlohmann::ordered_json());
     j["listener_points"] = p.listener_points();
+    if (const int cells = p.scene.listener_grid_cells(); cells > 0) {
+        j["listener_grid"] = {{"every", cells}, {"spacing_m", cells * p.air.grid.h}};
+        if (p.scene.listener_grid_spacing_m > 0)
+            j["listener_grid"]["requested_spacing_m"] = p.scene.listener_grid_spacing_m;
+    }
     j["sources"] = emitters(p.air.sources);
     j["receivers"] = emitters(p.air.receivers);
     const MeshReport& m = p.mesh.report;
@@ -314,6 +320,16 @@ std::string info_text(const Preprocessed& p) {
         line("receiver         %s at (%.3f, %.3f, %.3f) -> cell centre (%.3f, %.3f, %.3f)",
              s.name.c_str(), s.position.x, s.position.y, s.position.z, s.cell_centre.x,
              s.cell_centre.y, s.cell_centre.z);
+    if (j.contains("listener_grid")) {
+        const auto& lg = j["listener_grid"];
+        const std::string asked =
+            lg.contains("requested_spacing_m")
+                ? " (asked " + number_text(lg["requested_spacing_m"].get<double>(), 3) + " m)"
+                : std::string();
+        line("listener grid    %zu points every %d cells: %.4f m apart%s",
+             j["listener_points"].get<size_t>(), lg["every"].get<int>(),
+             lg["spacing_m"].get<double>(), asked.c_str());
+    }
     for (const auto& mat : j["materials"]) {
         const std::string name = mat["name"].get<std::string>(),
                           wall = mat["wall"].get<std::string>();

@@ -27,7 +27,7 @@ Grid scene_grid(const Scene& scene, const TriangleMesh& mesh) {
 }
 
 size_t Preprocessed::listener_points() const {
-    const int every = scene.listener_grid_every;
+    const int every = scene.listener_grid_cells();
     if (every <= 0) return 0;
     size_t n = 0;
     const Grid& g = air.grid;
@@ -40,7 +40,7 @@ size_t Preprocessed::listener_points() const {
 
 ListenerCells Preprocessed::listener_cells() const {
     ListenerCells out;
-    const int every = scene.listener_grid_every;
+    const int every = scene.listener_grid_cells();
     if (every <= 0) return out;
     const Grid& g = air.grid;
     for (int k = 0; k < g.dims[2]; k += every)

@@ -84,6 +84,14 @@ int Scene::material_index(const std::string& material_name) const {
     return -1;
 }
 
+int Scene::listener_grid_cells() const {
+    if (listener_grid_every > 0) return listener_grid_every;
+    if (!(listener_grid_spacing_m > 0)) return 0;
+    // The parser bounds spacing_m; the cap only keeps an in-memory scene's ratio an int.
+    const double cells = std::round(listener_grid_spacing_m / simulation.cell_size());
+    return static_cast<int>(std::clamp(cells, 1.0, 1e9));
+}
+
 std::string Scene::display_name() const {
     return file.empty() ? std::string("<memory>") : file.string();
 }

@@ -669,8 +669,20 @@ Scene parse_scene(std::string_view text, const std::filesystem::path& file) {
 
     if (j.contains("listener_grid")) {
         Reader rl = r.key("listener_grid");
-        rl.check_keys(j["listener_grid"], {"every"});
-        if (j["listener_grid"].contains("every")) {
+        const Json& lg = j["listener_grid"];
+        rl.check_keys(lg, {"every", "spacing_m"});
+        if (lg.contains("every") && lg.contains("spacing_m"))
+            rl.key("spacing_m")
+                .fail(
+                    "give the grid's step once: \"spacing_m\" (metres) or \"every\" (cells), "
+                    "not both");
+        if (lg.contains("spacing_m")) {
+            const Reader rsp = rl.key("spacing_m");
+            const double d = rsp.positive(lg["spacing_m"]);
+            if (d > 1000) rsp.fail("expected at most 1000 m, got " + lg["spacing_m"].dump());
+            sc.listener_grid_spacing_m = d;
+        }
+        if (lg.contains("every")) {
             const Json& e = j["listener_grid"]["every"];
             if (!e.is_number_integer() || e.get<long long>() < 1 || e.get<long long>() > 1024)
                 rl.key("every").fail("expected a whole number of cells from 1 to 1024, got " +

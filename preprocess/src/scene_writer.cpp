@@ -111,7 +111,10 @@ json scene_json(const Scene& scene, const fs::path& file) {
 
     j["sources"] = emitters_json(scene.sources);
     j["receivers"] = emitters_json(scene.receivers);
-    if (scene.listener_grid_every > 0) j["listener_grid"] = {{"every", scene.listener_grid_every}};
+    if (scene.listener_grid_every > 0)
+        j["listener_grid"] = {{"every", scene.listener_grid_every}};
+    else if (scene.listener_grid_spacing_m > 0)
+        j["listener_grid"] = {{"spacing_m", scene.listener_grid_spacing_m}};
 
     const SimulationSettings& s = scene.simulation;
     json sim = {{"solver", s.solver},

@@ -60,6 +60,10 @@ struct FoaIr {
     size_t grid_point = 0;
     Point position{};
     std::array<int, 3> difference{};
+    // The grid points the IR was formed from and their weights (sum 1): the point alone for
+    // encode_foa, the corners around the listener for encode_foa_interpolated; `grid_point` is
+    // the heaviest of them.
+    std::vector<IrGrid::Weight> blend;
 };
 
 // kd up to which the dipoles are kept: for central differences (faded out from 0.8 of it), and
@@ -97,5 +101,17 @@ FoaIr rotate_foa(const FoaIr& model_axes, const Orientation& orientation);
 // (no point within one grid spacing) or no gradient exists at all.
 FoaIr encode_foa(const IrGrid& grid, const Point& listener, const Orientation& orientation,
                  double speed_of_sound = kSpeedOfSound);
+
+// Between grid points: the pressure and gradient IRs interpolated trilinearly over the corners of
+// the lattice cell around `listener` that are grid points (IrGrid::trilinear; weights
+// renormalised over those in the air), then encoded as above. An axis's gradient is averaged over
+// the corners that have one along it; the dipoles stop at the one-sided limit if any of those is
+// one-sided. At a grid point this is encode_foa there, sample for sample. The IRs are summed, not
+// shifted in time: the direct sound comes as up to 8 weighted copies at the corners' arrival
+// times (docs/auralization.md). The listener must be within one spacing of a grid point, as for
+// encode_foa (InputError otherwise); where no corner is in the air, that nearest point alone.
+FoaIr encode_foa_interpolated(const IrGrid& grid, const Point& listener,
+                              const Orientation& orientation,
+                              double speed_of_sound = kSpeedOfSound);
 
 }  // namespace ardent::auralize

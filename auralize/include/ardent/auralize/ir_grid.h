@@ -59,6 +59,15 @@ class IrGrid {
 
     // The point nearest `p` among those at most one grid spacing away, if any.
     std::optional<size_t> nearest(const Point& p) const;
+    // Trilinear interpolation at `p` over the corners of the lattice cell that holds it: the
+    // corners that are grid points (in the air) with weights > 0, the weights renormalised over
+    // them to sum to 1. A coordinate within 1e-9 spacings of a lattice plane counts as on it, so
+    // `p` at a grid point gives that point alone, weight 1. Empty when no corner is a grid point.
+    struct Weight {
+        size_t point;
+        double weight;
+    };
+    std::vector<Weight> trilinear(const Point& p) const;
     // The point one grid step from `point` along `axis` (0, 1, 2) in direction `dir` (+1 or -1).
     std::optional<size_t> neighbour(size_t point, int axis, int dir) const;
 

@@ -33,8 +33,16 @@ double integrated_loudness(const audio::Audio& a, ChannelRole role);
 struct LevelChange {
     double gain_db = 0;    // applied
     bool applied = false;  // false for Normalize::None or a silent signal
+    // Normalize::Loudness only: the loudness target would have put the sample peak above
+    // kPeakTargetDbfs, so the gain was held to that peak (the output is quieter than the target).
+    bool peak_limited = false;
+    // Normalize::Loudness only: no loudness to measure (BS.1770 gates out every 400 ms block, as
+    // in a file shorter than one), so the peak target was used instead.
+    bool by_peak = false;
 };
-// Scales `a` in place to the target of `mode`. A silent signal is left as it is.
+// Scales `a` in place to the target of `mode`. A silent signal is left as it is. Loudness never
+// raises the sample peak above kPeakTargetDbfs: a peaky signal (a click, a dry IR) is held there,
+// below the loudness target, rather than clipped.
 LevelChange normalize(audio::Audio& a, Normalize mode, ChannelRole role);
 
 // Samples with |x| > 1 (full scale).

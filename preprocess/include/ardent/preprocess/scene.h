@@ -146,13 +146,20 @@ struct Scene {
     std::vector<SurfaceRule> surfaces;  // order as written: the first match wins
     std::vector<Emitter> sources;
     std::vector<Emitter> receivers;
-    int listener_grid_every = 0;  // 0: no listener grid
+    // The listener grid as written: `every` N cells or `spacing_m` metres, at most one of them
+    // (neither: no grid). Read the grid's step through listener_grid_cells().
+    int listener_grid_every = 0;
+    double listener_grid_spacing_m = 0;
     SimulationSettings simulation;
     GeometricSettings geometric;
     Atmosphere air;  // the `air` keys: absorption of the outputs, and c when only T is given
     int output_sample_rate = 48000;
 
     int material_index(const std::string& material_name) const;  // -1 if absent
+    // Cells between neighbouring listener-grid points: `every`, or spacing_m / cell_size()
+    // rounded to the nearest whole number and at least 1, so the points keep their spacing in
+    // metres when max_frequency changes; 0: no listener grid.
+    int listener_grid_cells() const;
     // Scene file name for messages ("scene.json" or "<memory>").
     std::string display_name() const;
 };

@@ -1,0 +1,62 @@
+// Maps of a room: the ISO 3382-1 parameters (T20, EDT, C80, D50) of every listener-grid point's
+// IR, analysed exactly as `ardent analyze` analyses one IR (analysis.h), and pictures of one
+// parameter in one band over the grid's horizontal layer nearest a listener height, coloured on a
+// scale from the lowest value to the highest. `ardent analyze --map` writes them as CSV and PNG
+// (docs/analysis.md, "Maps").
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ardent/auralize/analysis.h"
+#include "ardent/auralize/ir_grid.h"
+#include "ardent/preprocess/slice_image.h"
+
+namespace ardent::auralize {
+
+struct GridAnalysisOptions {
+    Bands bands = Bands::Octave;
+    // The highest frequency the grid's IRs hold (a simulation's flat band): bands above it are
+    // left out, as AnalysisOptions::max_frequency_hz. 0: none.
+    double max_frequency_hz = 0;
+    // The source, when known: each point's onset is then its distance to it over
+    // speed_of_sound (as `analyze` takes a simulated receiver's); otherwise ISO 3382-1's rule.
+    std::optional<Point> source;
+    double speed_of_sound = 343.0;
+    int threads = 0;  // 0: every core
+};
+
+// One Analysis per grid point, in the grid's order, each analyze_ir of that point's IR at the
+// grid's sample rate. Throws InputError naming the grid file and the point for an IR that cannot
+// be analysed (silent, or no band fits).
+std::vector<Analysis> analyze_grid(const IrGrid& grid, const GridAnalysisOptions& options);
+
+enum class MapParameter { T20, Edt, C80, D50 };
+inline constexpr MapParameter kMapParameters[] = {MapParameter::T20, MapParameter::Edt,
+                                                  MapParameter::C80, MapParameter::D50};
+std::string name_of(MapParameter parameter);  // "t20", "edt", "c80", "d50"
+std::string unit_of(MapParameter parameter);  // "s", "s", "dB", ""
+// The band's value of `parameter`; empty where the band does not allow it.
+std::optional<double> value_of(const BandResult& band, MapParameter parameter);
+
+// The grid's horizontal layer (its points of one z) nearest `height`; the lower of two equally
+// near.
+struct MapPlane {
+    double z = 0;
+    std::vector<size_t> points;  // grid indices
+};
+MapPlane plane_nearest(const IrGrid& grid, double height);
+
+// One pixel block per lattice position of the plane, x to the right and y up; a block whose point
+// has a value is coloured from dark blue (`lo`) through green to yellow (`hi`), positions with no
+// grid point (not air) or no value are grey. A colour bar runs along the bottom edge, lo on the
+// left. `values` holds one entry per grid point (the grid's order).
+RgbImage map_image(const IrGrid& grid, const MapPlane& plane,
+                   const std::vector<std::optional<double>>& values, double lo, double hi);
+
+// The colour of `t` in [0, 1] on the map's scale (clamped).
+std::array<uint8_t, 3> map_colour(double t);
+
+}  // namespace ardent::auralize
