@@ -445,9 +445,9 @@ TEST_F(SimulateCli, MemoryEstimateIsWithinAQuarterOfThePeak) {
   "listener_grid": {"every": %d}
 })",
                       x, y, z, x - 1, y - 1, x / 2, y / 2, f, duration, every);
-        SCOPED_TRACE(testing::Message() << "seed " << seed << ": box " << x << " x " << y << " x "
-                                        << z << " m, " << f << " Hz, " << duration
-                                        << " s, grid every " << every);
+        SCOPED_TRACE(testing::Message()
+                     << "seed " << seed << ": box " << x << " x " << y << " x " << z << " m, " << f
+                     << " Hz, " << duration << " s, grid every " << every);
         ScratchDir dir;
         dir.write("box.json", scene);
         const auto r = run_ardent("simulate box.json --threads 1 --quiet -o out", dir.path(), 300);

@@ -186,11 +186,10 @@ nlohmann::ordered_json info_json(const Preprocessed& p) {
     j["pml_cells"] = d.pml_cells();
     j["pml_depth"] = d.pml_depth;
     j["rigid_faces"] = d.rigid_faces;
-    j["memory_bytes"] = {
-        {"ard_cpu", e.memory_ard_cpu},
-        {"ard_gpu", e.memory_ard_gpu},
-        {"ard_gpu_host", e.memory_ard_gpu_host},
-        {"fdtd", e.memory_fdtd}};
+    j["memory_bytes"] = {{"ard_cpu", e.memory_ard_cpu},
+                         {"ard_gpu", e.memory_ard_gpu},
+                         {"ard_gpu_host", e.memory_ard_gpu_host},
+                         {"fdtd", e.memory_fdtd}};
     j["seconds_per_simulated_second"] = {{"ard_cpu", e.sps_ard_cpu},
                                          {"ard_gpu", e.sps_ard_gpu},
                                          {"fdtd_cpu", e.sps_fdtd_cpu},
@@ -271,10 +270,11 @@ std::string info_text(const Preprocessed& p) {
     line("PML              %zu slabs, %zu cells (depth %d); %zu rigid wall faces", d.pml.size(),
          d.pml_cells(), d.pml_depth, d.rigid_faces);
     const auto& mem = j["memory_bytes"];
-    line("memory           ARD CPU %.2f GB, ARD GPU %.2f GB (and %.2f GB host), FDTD %.2f GB "
-         "(estimates; peaks, one source at a time)",
-         mem["ard_cpu"].get<double>() / 1e9, mem["ard_gpu"].get<double>() / 1e9,
-         mem["ard_gpu_host"].get<double>() / 1e9, mem["fdtd"].get<double>() / 1e9);
+    line(
+        "memory           ARD CPU %.2f GB, ARD GPU %.2f GB (and %.2f GB host), FDTD %.2f GB "
+        "(estimates; peaks, one source at a time)",
+        mem["ard_cpu"].get<double>() / 1e9, mem["ard_gpu"].get<double>() / 1e9,
+        mem["ard_gpu_host"].get<double>() / 1e9, mem["fdtd"].get<double>() / 1e9);
     const auto& t = j["seconds_per_simulated_second"];
     line(
         "time per sim. s  ARD CPU %.3g s, ARD GPU %.3g s, FDTD CPU %.3g s, FDTD GPU %.3g s "

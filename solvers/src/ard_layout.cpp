@@ -76,12 +76,11 @@ void build_mode_tables(const Layout& L, std::vector<size_t>& offsets, std::vecto
         const auto [g, kz] = planes[item];
         const Index3 n = L.groups[g].size;
         const double norm = 1.0 / (8.0 * static_cast<double>(L.groups[g].cells()));
-        size_t i = offsets[g] + static_cast<size_t>(kz) * static_cast<size_t>(n[0]) *
-                                    static_cast<size_t>(n[1]);
+        size_t i = offsets[g] +
+                   static_cast<size_t>(kz) * static_cast<size_t>(n[0]) * static_cast<size_t>(n[1]);
         for (int ky = 0; ky < n[1]; ++ky)
             for (int kx = 0; kx < n[0]; ++kx, ++i) {
-                const double wx = kx / (n[0] * L.h), wy = ky / (n[1] * L.h),
-                             wz = kz / (n[2] * L.h);
+                const double wx = kx / (n[0] * L.h), wy = ky / (n[1] * L.h), wz = kz / (n[2] * L.h);
                 const double w = L.c * pi * std::sqrt(wx * wx + wy * wy + wz * wz);
                 const ModeCoefficients m = mode_coefficients(w, L.dt);
                 a[i] = static_cast<Real>(m.a);
@@ -93,9 +92,8 @@ void build_mode_tables(const Layout& L, std::vector<size_t>& offsets, std::vecto
 
 template void build_mode_tables<float>(const Layout&, std::vector<size_t>&, std::vector<float>&,
                                        std::vector<float>&, std::vector<float>&);
-template void build_mode_tables<double>(const Layout&, std::vector<size_t>&,
-                                        std::vector<double>&, std::vector<double>&,
-                                        std::vector<double>&);
+template void build_mode_tables<double>(const Layout&, std::vector<size_t>&, std::vector<double>&,
+                                        std::vector<double>&, std::vector<double>&);
 
 Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, double courant,
                     bool receiver_gradients) {
@@ -193,7 +191,8 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
                 if (s.axis != a || s.side != side) continue;
                 if (material_reflection[static_cast<size_t>(s.material)] >= 1) continue;
                 for_each_face(s, [&](Index3 a0) {
-                    pml_line_at[face_key(L.flat(a0), a, side)] = static_cast<int32_t>(pml_faces.size());
+                    pml_line_at[face_key(L.flat(a0), a, side)] =
+                        static_cast<int32_t>(pml_faces.size());
                     pml_faces.push_back({a0, a, side, &s});
                 });
             }
@@ -363,7 +362,8 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
                         c[v] += jv;
                         const Index3 beyond = step(c, a, side);
                         if (L.flat(beyond) >= 0) continue;  // air: an interface handles it
-                        if (pml_line_at.count(face_key(L.flat(c), a, side))) continue;  // a PML line
+                        // A PML line behind the face handles it.
+                        if (pml_line_at.count(face_key(L.flat(c), a, side))) continue;
                         InterfaceLine line{};
                         for (int j = 0; j < kReach; ++j) {
                             line.right[j] = j < n ? L.flat(step(c, a, -side * j)) : -1;

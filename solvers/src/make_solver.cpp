@@ -25,9 +25,9 @@ void check_memory(const Preprocessed& p, const SolverOptions& options) {
     // cells and the cells next to them) grow with the duration; the rest is the fields.
     const double outputs = e.signal_bytes_per_step * std::ceil(sim.duration / dt);
     // FDTD: two pressure arrays and about a byte of tables per grid cell (as the estimate counts).
-    const double fixed = fdtd ? kProcessBaseBytes + 9.0 * static_cast<double>(p.air.grid.count())
-                              : e.memory_ard_cpu - e.signal_bytes_per_step * std::ceil(
-                                                       sim.duration / e.dt_ard);
+    const double fixed =
+        fdtd ? kProcessBaseBytes + 9.0 * static_cast<double>(p.air.grid.count())
+             : e.memory_ard_cpu - e.signal_bytes_per_step * std::ceil(sim.duration / e.dt_ard);
     const double precision = options.precision == Precision::Float64 ? 2.0 : 1.0;
     const double fields = precision * std::max(0.0, fixed);
     const double need = fields + outputs;

@@ -838,7 +838,8 @@ class ArdCuda final : public Solver, public Profiled {
         const size_t n = step_ - flushed_;
         if (nsamp > 0) {
             // The mirror's slots must be sorted before they are written again.
-            while (!landing_.empty() && landing_.front().first + static_cast<size_t>(slots_) < step_)
+            while (!landing_.empty() &&
+                   landing_.front().first + static_cast<size_t>(slots_) < step_)
                 settle_front();
             if (!mirror_) {
                 void* p = nullptr;

@@ -57,7 +57,7 @@ struct ResourceEstimate {
     double memory_ard_cpu = 0;       // host peak, ARD on the CPU
     double memory_ard_gpu = 0;       // GPU memory, ARD on a GPU
     double memory_ard_gpu_host = 0;  // host peak beside it
-    double memory_fdtd = 0;          // host peak, FDTD on the CPU (its GPU memory is about the same)
+    double memory_fdtd = 0;  // host peak, FDTD on the CPU (its GPU memory is about the same)
     // One source's recorded signals per time step, as the write stage holds them (the samples
     // and their written copies): times the steps, the part of a peak that grows with duration.
     double signal_bytes_per_step = 0;
