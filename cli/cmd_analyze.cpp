@@ -42,6 +42,20 @@ struct Provenance {
     std::string pair, note;   // "S1 -> R1", and why (for the report)
 };
 
+// result.json of a results directory, or nothing when it is not Ardent's format; throws when it
+// cannot be parsed. A results directory is ours, but a file there may not be: deep nesting is
+// refused early.
+std::optional<nlohmann::json> read_result_json(const fs::path& file) {
+    std::ifstream in(file);
+    auto j =
+        nlohmann::json::parse(in, [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+            if (depth > 32) throw std::runtime_error("nested deeper than a result.json is");
+            return true;
+        });
+    if (j.at("format") != "ardent-result/1") return std::nullopt;
+    return j;
+}
+
 // Nothing when `ir` is not in a results directory or result.json cannot be read as one (with a
 // warning for the latter: the IR is then analysed like any other).
 std::optional<Provenance> from_result_json(const fs::path& ir) {
@@ -50,14 +64,9 @@ std::optional<Provenance> from_result_json(const fs::path& ir) {
     std::error_code ec;
     if ((sub != "ir" && sub != "ambix") || !fs::is_regular_file(file, ec)) return std::nullopt;
     try {
-        std::ifstream in(file);
-        // A results directory is ours, but a file there may not be: refuse deep nesting early.
-        const auto j = nlohmann::json::parse(
-            in, [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-                if (depth > 32) throw std::runtime_error("nested deeper than a result.json is");
-                return true;
-            });
-        if (j.at("format") != "ardent-result/1") return std::nullopt;
+        const auto result = read_result_json(file);
+        if (!result) return std::nullopt;
+        const nlohmann::json& j = *result;
         const std::string name = sub.string() + "/" + ir.filename().string();
         const auto& files = j.at("files").at(sub.string());
         const auto& sources = j.at("sources");
@@ -180,13 +189,9 @@ std::optional<GridProvenance> grid_provenance(const fs::path& grid_file,
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) return std::nullopt;
     try {
-        std::ifstream in(file);
-        const auto j = nlohmann::json::parse(
-            in, [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-                if (depth > 32) throw std::runtime_error("nested deeper than a result.json is");
-                return true;
-            });
-        if (j.at("format") != "ardent-result/1") return std::nullopt;
+        const auto result = read_result_json(file);
+        if (!result) return std::nullopt;
+        const nlohmann::json& j = *result;
         GridProvenance p;
         p.file = file.string();
         p.speed_of_sound = j.at("settings").at("speed_of_sound").get<double>();

@@ -10,18 +10,23 @@
 
 namespace ardent::cli {
 
+// The whole of `text` as a number into `v`; false when it is not one (NaN and infinities parse).
+inline bool parse_number(const std::string& text, double& v) {
+    size_t used = 0;
+    try {
+        v = std::stod(text, &used);
+    } catch (const std::exception&) {
+        return false;
+    }
+    return used == text.size();
+}
+
 // A finite number > 0 (and at most `most`, when given).
 inline CLI::Validator finite_positive(double most = HUGE_VAL) {
     return CLI::Validator(
         [most](std::string& text) -> std::string {
             double v = 0;
-            size_t used = 0;
-            try {
-                v = std::stod(text, &used);
-            } catch (const std::exception&) {
-                return "not a number: " + text;
-            }
-            if (used != text.size()) return "not a number: " + text;
+            if (!parse_number(text, v)) return "not a number: " + text;
             if (!std::isfinite(v) || v <= 0)
                 return "must be a positive, finite number, got " + text;
             if (v > most)
@@ -36,13 +41,8 @@ inline CLI::Validator finite_number() {
     return CLI::Validator(
         [](std::string& text) -> std::string {
             double v = 0;
-            size_t used = 0;
-            try {
-                v = std::stod(text, &used);
-            } catch (const std::exception&) {
-                return "not a number: " + text;
-            }
-            if (used != text.size() || !std::isfinite(v)) return "not a finite number: " + text;
+            if (!parse_number(text, v)) return "not a number: " + text;
+            if (!std::isfinite(v)) return "not a finite number: " + text;
             return {};
         },
         "NUMBER");
