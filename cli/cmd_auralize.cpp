@@ -25,6 +25,7 @@
 #include "ardent/auralize/levels.h"
 #include "ardent/auralize/render.h"
 #include "ardent/auralize/resample.h"
+#include "ardent/pipeline/grid_full_band.h"
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/number_text.h"
 #include "commands.h"
@@ -262,16 +263,26 @@ Action add_auralize(CLI::App& app) {
                         ir_path.c_str(), grid.source().c_str(), grid.size(), grid.spacing(),
                         grid.sample_rate());
             print_grid_points(grid, *listener, *foa, o->grid_interpolation == "nearest");
-            std::printf(
-                "directions up to %.0f Hz (the difference's step allows no more); above that "
-                "the rendering is omnidirectional\n",
-                foa->directional_limit_hz);
             for (auto& ch : foa->channels)
                 ch = audio::resample_ir(std::span<const float>(ch), foa->sample_rate, fs);
             if (foa->sample_rate != fs)
                 std::printf("IR resampled from %.0f Hz to %.0f Hz (the dry signal's rate)\n",
                             foa->sample_rate, fs);
             foa->sample_rate = fs;
+            // A full-band grid: the geometric part above its crossover, synthesised here.
+            const double crossover = pipeline::join_grid_full_band(grid, *foa, orientation);
+            if (crossover > 0)
+                std::printf(
+                    "full band: the wave solver below %.0f Hz (directions up to %.0f Hz), "
+                    "geometric acoustics above (the grid's image sources and energy envelopes, "
+                    "with their directions)\n",
+                    crossover, std::min(foa->directional_limit_hz, crossover));
+            else
+                std::printf(
+                    "directions up to %.0f Hz (the difference's step allows no more); above that "
+                    "the rendering is omnidirectional (a wave-band grid: nothing above its "
+                    "max_frequency)\n",
+                    foa->directional_limit_hz);
             binaural = !o->ambisonics;
             if (o->ambisonics) {
                 irs.assign(foa->channels.begin(), foa->channels.end());

@@ -130,3 +130,70 @@ INSTANTIATE_TEST_SUITE_P(Scenes, FullBandContinuity,
                          });
 
 }  // namespace
+
+// The listener grid over the whole band, as a user hears it: in a full-band run with a grid
+// every cell, `ardent auralize` of an impulse at the receiver's grid point (W of the AmbiX
+// output, no normalisation) is that point's IR, the wave solver's below the crossover and the
+// grid's geometric part above it. In every octave from 1 to 8 kHz it has the receiver's IR's
+// energy and T20 (read from out/ir/), two estimates of the same room's field at the same point.
+// Boxes and positions from printed seeds.
+class FullBandGrid : public testing::TestWithParam<unsigned> {};
+
+TEST_P(FullBandGrid, ListenerGridIsFullBandAtTheReceiver) {
+    std::mt19937 rng(GetParam());
+    std::uniform_real_distribution<double> u(0, 1);
+    const double sx = 4 + 3 * u(rng), sy = 3 + 2 * u(rng), sz = 2.5 + u(rng);
+    const auto at = [&](double s) { return s * (0.2 + 0.6 * u(rng)); };
+    const double src[3] = {at(sx), at(sy), at(sz)}, rec[3] = {at(sx), at(sy), at(sz)};
+    char scene[1024];
+    std::snprintf(scene, sizeof scene, R"({
+  "format": "ardent-scene/1",
+  "name": "grid box",
+  "geometry": {"box": [%.3f, %.3f, %.3f]},
+  "materials": {"plaster": {"absorption": 0.06}, "carpet": {"absorption": 0.3}},
+  "surfaces": {"floor": "carpet", "*": "plaster"},
+  "sources": [{"name": "S1", "position": [%.3f, %.3f, %.3f]}],
+  "receivers": [{"name": "R1", "position": [%.3f, %.3f, %.3f]}],
+  "simulation": {"max_frequency": 300, "duration": 1.0, "band": "full"},
+  "listener_grid": {"every": 1}
+})",
+                  sx, sy, sz, src[0], src[1], src[2], rec[0], rec[1], rec[2]);
+    std::printf(
+        "[ case ] seed %u: box %.3f x %.3f x %.3f, source (%.3f, %.3f, %.3f), receiver "
+        "(%.3f, %.3f, %.3f)\n",
+        GetParam(), sx, sy, sz, src[0], src[1], src[2], rec[0], rec[1], rec[2]);
+    ScratchDir dir;
+    dir.write("room.json", scene);
+    auto r = run_ardent("simulate room.json -o out --quiet", dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::ifstream in(dir / "out" / "result.json");
+    const json result = json::parse(in);
+    const auto& c = result["receivers"][0]["cell_centre"];
+    char listener[128];
+    std::snprintf(listener, sizeof listener, "%.6f,%.6f,%.6f", c[0].get<double>(),
+                  c[1].get<double>(), c[2].get<double>());
+    std::vector<float> impulse(4800, 0.0f);
+    impulse[0] = 1;
+    ardent::audio::write_wav_float(dir / "impulse.wav", impulse, 48000);
+    r = run_ardent(std::string("auralize impulse.wav out/grid/S1.h5 --listener ") + listener +
+                       " --ambisonics --normalize none -o amb.wav",
+                   dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("full band"), std::string::npos) << r.out;
+    const auto amb = ardent::audio::read_audio(dir / "amb.wav");
+    ASSERT_EQ(amb.channels, 4);
+    ardent::audio::write_wav_float(dir / "w.wav", amb.channel(0), amb.sample_rate);
+    for (double hz : {1000.0, 2000.0, 4000.0, 8000.0}) {
+        const auto g = ardent::test::octave_figures(dir / "w.wav", hz);
+        const auto w = ardent::test::octave_figures(dir / "out" / "ir" / "S1_R1.wav", hz);
+        std::printf(
+            "%5.0f Hz octave: grid point %.1f dB, T20 %.3f s; receiver %.1f dB, T20 "
+            "%.3f s (%+.1f dB, %+.1f %%)\n",
+            hz, g.energy_db, g.t20, w.energy_db, w.t20, g.energy_db - w.energy_db,
+            100 * (g.t20 / w.t20 - 1));
+        EXPECT_NEAR(g.energy_db, w.energy_db, 2.0) << hz << " Hz";
+        EXPECT_NEAR(g.t20 / w.t20, 1, 0.15) << hz << " Hz";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, FullBandGrid, testing::Values(81u, 82u));

@@ -253,7 +253,9 @@ TEST_F(SimulateCli, WritesIrGridAndResult) {
     EXPECT_NEAR(h5_double_attr(f, "grid_spacing"), 4 * j["grid"]["h"].get<double>(), 1e-12);
     EXPECT_EQ(h5_string_attr(f, "scene_hash"), j["scene"]["hash"].get<std::string>());
     // The gradient of every point from the cells next to it (one-cell differences).
-    EXPECT_EQ(h5_string_attr(f, "format"), "ardent-grid/3");
+    EXPECT_EQ(h5_string_attr(f, "format"), "ardent-grid/4");
+    // A full-band run adds the geometric part above the crossover (docs/output-format.md).
+    EXPECT_EQ(H5Lexists(f, "geometric", H5P_DEFAULT) > 0, j["band"]["mode"] == "full");
     EXPECT_NEAR(h5_double_attr(f, "gradient_spacing"), j["grid"]["h"].get<double>(), 1e-12);
     EXPECT_EQ(h5_dims(f, "gradient"), (std::vector<hsize_t>{pdims[0], 3, idims[1]}));
     EXPECT_EQ(h5_dims(f, "gradient_kind"), (std::vector<hsize_t>{pdims[0], 3}));

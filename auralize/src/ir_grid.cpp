@@ -91,6 +91,116 @@ std::uint64_t pack(std::int64_t i, std::int64_t j, std::int64_t k) {
            (static_cast<std::uint64_t>(k) << (2 * kCoordBits));
 }
 
+// A whole dataset of `rank` dimensions whose shape `expect` gives (0: any, set on return), read as
+// `mem_type`; the file's size bounds what it may claim (`budget` bytes).
+template <typename T>
+std::vector<T> read_array(hid_t group, const char* name, hid_t mem_type,
+                          std::vector<hsize_t>& expect, double budget, const fs::path& file) {
+    const std::string where = std::string("/geometric/") + name;
+    if (H5Lexists(group, name, H5P_DEFAULT) <= 0) bad(file, "no dataset " + where);
+    H5Handle ds(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
+    if (ds.id < 0) bad(file, where + " cannot be opened");
+    H5Handle space(H5Dget_space(ds.id), H5Sclose);
+    const int rank = H5Sget_simple_extent_ndims(space.id);
+    std::vector<hsize_t> dims(static_cast<size_t>(std::max(rank, 0)));
+    if (rank != static_cast<int>(expect.size()) ||
+        H5Sget_simple_extent_dims(space.id, dims.data(), nullptr) != rank)
+        bad(file, where + " is not a " + std::to_string(expect.size()) + "-dimensional array");
+    double count = 1;
+    for (size_t a = 0; a < dims.size(); ++a) {
+        if (expect[a] != 0 && dims[a] != expect[a])
+            bad(file, where + " has " + std::to_string(dims[a]) + " where " +
+                          std::to_string(expect[a]) + " were expected along axis " +
+                          std::to_string(a));
+        expect[a] = dims[a];
+        count *= static_cast<double>(dims[a]);
+    }
+    if (count * sizeof(T) > budget)
+        bad(file, where + " claims more data than a file of this size can hold (damaged?)");
+    std::vector<T> out(static_cast<size_t>(count));
+    if (!out.empty() && H5Dread(ds.id, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
+        bad(file, where + " cannot be read");
+    return out;
+}
+
+template <typename T>
+void all_finite(const std::vector<T>& v, const std::string& what, const fs::path& file) {
+    for (const T& x : v)
+        if (!std::isfinite(static_cast<double>(x))) bad(file, what + " holds NaN or infinity");
+}
+
+// Group /geometric of a full-band grid (format 4), checked whole: shapes that agree, finite
+// values, increasing bin edges from 0, paths of each point in order, cells that exist.
+GridGeometric read_geometric(hid_t f, size_t points, double budget, const fs::path& file) {
+    H5Handle g(H5Gopen2(f, "geometric", H5P_DEFAULT), H5Gclose);
+    if (g.id < 0) bad(file, "/geometric cannot be opened");
+    GridGeometric out;
+    const auto positive = [&](const char* name) {
+        const auto v = attr_double(g.id, name);
+        if (!v || !std::isfinite(*v) || *v <= 0)
+            bad(file, std::string("attribute /geometric ") + name + " is missing or not positive");
+        return *v;
+    };
+    out.crossover_hz = positive("crossover_hz");
+    out.speed_of_sound = positive("speed_of_sound");
+    out.cell_size = positive("cell_size");
+    constexpr size_t B = GridGeometric::kBands;
+    std::vector<hsize_t> d1{0};
+    out.bin_edges = read_array<double>(g.id, "bin_edges", H5T_NATIVE_DOUBLE, d1, budget, file);
+    const size_t bins = out.bin_edges.size() < 2 ? 0 : out.bin_edges.size() - 1;
+    if (bins == 0 || out.bin_edges[0] != 0) bad(file, "/geometric/bin_edges must start at 0");
+    all_finite(out.bin_edges, "/geometric/bin_edges", file);
+    for (size_t k = 0; k < bins; ++k)
+        if (!(out.bin_edges[k + 1] > out.bin_edges[k]))
+            bad(file, "/geometric/bin_edges do not increase");
+    std::vector<hsize_t> dc{0, 3};
+    const auto centres =
+        read_array<double>(g.id, "cell_centre", H5T_NATIVE_DOUBLE, dc, budget, file);
+    all_finite(centres, "/geometric/cell_centre", file);
+    const size_t cells = dc[0];
+    if (cells == 0) bad(file, "/geometric has no cells");
+    for (size_t c = 0; c < cells; ++c)
+        out.cell_centre.push_back({centres[3 * c], centres[3 * c + 1], centres[3 * c + 2]});
+    std::vector<hsize_t> dp{points};
+    out.cell_of_point =
+        read_array<std::uint32_t>(g.id, "cell_of_point", H5T_NATIVE_UINT32, dp, budget, file);
+    for (std::uint32_t c : out.cell_of_point)
+        if (c >= cells) bad(file, "/geometric/cell_of_point names a cell that does not exist");
+    std::vector<hsize_t> de{cells, bins, B};
+    out.energy = read_array<float>(g.id, "energy", H5T_NATIVE_FLOAT, de, budget, file);
+    all_finite(out.energy, "/geometric/energy", file);
+    for (float v : out.energy)
+        if (v < 0) bad(file, "/geometric/energy is negative");
+    std::vector<hsize_t> dfl{cells, bins, 3};
+    out.flux = read_array<float>(g.id, "flux", H5T_NATIVE_FLOAT, dfl, budget, file);
+    all_finite(out.flux, "/geometric/flux", file);
+    std::vector<hsize_t> doff{points + 1};
+    out.path_offset =
+        read_array<std::uint64_t>(g.id, "path_offset", H5T_NATIVE_UINT64, doff, budget, file);
+    std::vector<hsize_t> dl{0};
+    out.path_length = read_array<double>(g.id, "path_length", H5T_NATIVE_DOUBLE, dl, budget, file);
+    const size_t n = dl[0];
+    all_finite(out.path_length, "/geometric/path_length", file);
+    for (double v : out.path_length)
+        if (v <= 0) bad(file, "/geometric/path_length is not positive");
+    if (out.path_offset[0] != 0 || out.path_offset[points] != n)
+        bad(file, "/geometric/path_offset does not span /geometric/path_length");
+    for (size_t p = 0; p < points; ++p)
+        if (out.path_offset[p + 1] < out.path_offset[p])
+            bad(file, "/geometric/path_offset decreases");
+    std::vector<hsize_t> dor{n};
+    out.path_order =
+        read_array<std::int32_t>(g.id, "path_order", H5T_NATIVE_INT32, dor, budget, file);
+    std::vector<hsize_t> dpf{n, B};
+    out.path_factor = read_array<float>(g.id, "path_factor", H5T_NATIVE_FLOAT, dpf, budget, file);
+    all_finite(out.path_factor, "/geometric/path_factor", file);
+    std::vector<hsize_t> dpd{n, 3};
+    out.path_direction =
+        read_array<float>(g.id, "path_direction", H5T_NATIVE_FLOAT, dpd, budget, file);
+    all_finite(out.path_direction, "/geometric/path_direction", file);
+    return out;
+}
+
 }  // namespace
 
 bool is_hdf5_file(const fs::path& file) {
@@ -126,11 +236,11 @@ void IrGrid::open(const fs::path& file) {
     if (file_id_ < 0) bad(file, "HDF5 cannot open it (damaged or cut off?)");
     const hid_t f = file_id_;
     const auto format = attr_string(f, "format");
-    if (!format ||
-        (*format != "ardent-grid/1" && *format != "ardent-grid/2" && *format != "ardent-grid/3"))
+    if (!format || (*format != "ardent-grid/1" && *format != "ardent-grid/2" &&
+                    *format != "ardent-grid/3" && *format != "ardent-grid/4"))
         bad(file,
-            "attribute 'format' is not \"ardent-grid/1\", \"ardent-grid/2\" or \"ardent-grid/3\" "
-            "(not written by ardent simulate?)");
+            "attribute 'format' is not \"ardent-grid/1\" to \"ardent-grid/4\" (not written by "
+            "ardent simulate?)");
     // Format 3 is format 2 stored at the band's rate (compressed), with the output rate beside.
     const bool v2 = *format != "ardent-grid/1";
     const auto fs_attr = attr_double(f, "sample_rate");
@@ -141,7 +251,7 @@ void IrGrid::open(const fs::path& file) {
         bad(file, "attribute 'grid_spacing' is missing or not positive");
     sample_rate_ = *fs_attr;
     output_sample_rate_ = sample_rate_;
-    if (*format == "ardent-grid/3") {
+    if (*format == "ardent-grid/3" || *format == "ardent-grid/4") {
         const auto out_fs = attr_double(f, "output_sample_rate");
         if (!out_fs || !std::isfinite(*out_fs) || *out_fs <= 0)
             bad(file, "attribute 'output_sample_rate' is missing or not positive");
@@ -258,6 +368,8 @@ void IrGrid::open(const fs::path& file) {
         }
         index_[pack(q[0], q[1], q[2])] = i;
     }
+    if (*format == "ardent-grid/4" && H5Lexists(f, "geometric", H5P_DEFAULT) > 0)
+        geometric_ = read_geometric(f, positions_.size(), budget, file);
 }
 
 IrGrid::~IrGrid() {

@@ -9,6 +9,8 @@
 
 #include "ardent/auralize/air_absorption.h"
 #include "ardent/auralize/crossover.h"
+#include "ardent/geometric/grid_field.h"
+#include "ardent/geometric/image_sources.h"
 #include "ardent/preprocess/errors.h"
 
 namespace ardent::pipeline {
@@ -23,12 +25,69 @@ double checked_crossover(const Scene& scene) {
     return hz;
 }
 
+// The grid's envelope cubes are at least this many detection radii on a side: a cube of twice
+// the radius holds about twice a detection sphere's volume, so about as many rays cross it.
+constexpr double kGridCellMin = 2.0;
+// The grid traces this many times the receivers' rays: its rays make no visibility queries.
+constexpr size_t kGridRayFactor = 4;
+
+// The lattice of cubes the grid's envelopes are counted in: `m` grid steps on a side (the
+// smallest whole number that reaches min_size), aligned so that each grid point lies in one
+// cube, with each cube's air volume counted from the voxels.
+geometric::GridCells grid_cells(const Preprocessed& p, double min_size) {
+    const Grid& g = p.air.grid;
+    const int every = p.scene.listener_grid_cells();
+    const double spacing = g.h * every;
+    const int m = std::max(1, static_cast<int>(std::ceil(min_size / spacing - 1e-9)));
+    const int side = m * every, shift = every / 2;  // in voxels; a grid point's cube starts
+                                                    // `shift` voxels below it
+    geometric::GridCells c;
+    c.size = g.h * side;
+    c.lower = g.origin - Vec3{1, 1, 1} * (g.h * shift);
+    for (size_t a = 0; a < 3; ++a)
+        c.dims[a] = static_cast<size_t>((g.dims[a] + shift + side - 1) / side);
+    const auto cube_of = [&](int i, int j, int k) {
+        return (static_cast<size_t>((k + shift) / side) * c.dims[1] +
+                static_cast<size_t>((j + shift) / side)) *
+                   c.dims[0] +
+               static_cast<size_t>((i + shift) / side);
+    };
+    c.index.assign(c.dims[0] * c.dims[1] * c.dims[2], -1);
+    const ListenerCells lc = p.listener_cells();
+    for (size_t i = 0; i < lc.points; ++i) {
+        const Index3& v = lc.cells[i];
+        int32_t& slot = c.index[cube_of(v[0], v[1], v[2])];
+        if (slot < 0) {
+            slot = static_cast<int32_t>(c.centre.size());
+            const size_t flat = cube_of(v[0], v[1], v[2]);
+            const size_t ci = flat % c.dims[0], cj = (flat / c.dims[0]) % c.dims[1],
+                         ck = flat / (c.dims[0] * c.dims[1]);
+            c.centre.push_back(c.lower + Vec3{(static_cast<double>(ci) + 0.5) * c.size,
+                                              (static_cast<double>(cj) + 0.5) * c.size,
+                                              (static_cast<double>(ck) + 0.5) * c.size});
+        }
+        c.cell_of_point.push_back(static_cast<uint32_t>(slot));
+    }
+    // The air in each cube: the track length is divided by it (a cube at a wall holds less).
+    c.air_volume.assign(c.centre.size(), 0.0);
+    const double voxel = g.h * g.h * g.h;
+    for (int k = 0; k < g.dims[2]; ++k)
+        for (int j = 0; j < g.dims[1]; ++j)
+            for (int i = 0; i < g.dims[0]; ++i)
+                if (p.air.air[g.index(i, j, k)]) {
+                    const int32_t slot = c.index[cube_of(i, j, k)];
+                    if (slot >= 0) c.air_volume[static_cast<size_t>(slot)] += voxel;
+                }
+    return c;
+}
+
 }  // namespace
 
 FullBand::FullBand(const Preprocessed& p, int threads)
     : p_(p),
       engine_(p.mesh, p.group_material, p.scene, threads),
-      crossover_hz_(checked_crossover(p.scene)) {}
+      crossover_hz_(checked_crossover(p.scene)),
+      threads_(threads) {}
 
 std::optional<std::vector<FullBand::Ambisonic>> FullBand::run(size_t source,
                                                               SimulateObserver& observer,
@@ -79,6 +138,86 @@ std::optional<std::vector<FullBand::Ambisonic>> FullBand::run(size_t source,
     return std::move(res.ambisonics);
 }
 
+size_t FullBand::grid_rays() const {
+    return kGridRayFactor * engine_.plan().rays;
+}
+
+std::optional<auralize::GridGeometric> FullBand::grid(size_t source, SimulateObserver& observer,
+                                                      const std::atomic<bool>* stop) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Scene& scene = p_.scene;
+    const auto& src = p_.air.sources[source];
+    const geometric::GridCells cells =
+        grid_cells(p_, kGridCellMin * engine_.plan().receiver_radius);
+    const ListenerCells lc = p_.listener_cells();
+    std::vector<Vec3> points;
+    for (size_t i = 0; i < lc.points; ++i)
+        points.push_back(p_.air.grid.centre(lc.cells[i]));
+    geometric::GridFieldSettings gs;
+    gs.rays = grid_rays();
+    gs.image_source_order = std::min(1, engine_.plan().image_source_order);
+    gs.max_time = scene.simulation.duration + 0.01;
+    gs.speed_of_sound = scene.simulation.speed_of_sound;
+    gs.air = scene.air;
+    gs.air_absorption = scene.air.absorption;
+    gs.seed = 0x67726964ull + 7919 * source;
+    gs.threads = threads_;
+    std::atomic<size_t> done{0};
+    observer.geometric_begin(src.name + " (listener grid)", gs.rays);
+    auto job = std::async(std::launch::async, [&] {
+        const auto candidates =
+            geometric::candidate_sequences(engine_.room(), src.cell_centre, gs.image_source_order,
+                                           engine_.plan().candidate_rays, gs.seed + 1, threads_);
+        return geometric::trace_grid(engine_.room(), src.cell_centre, points, cells, candidates, gs,
+                                     &done, stop);
+    });
+    while (job.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
+        observer.geometric_progress(done.load());
+    geometric::GridField field = job.get();
+    observer.geometric_progress(done.load());
+    if (stop && stop->load()) {
+        observer.geometric_stopped();
+        return std::nullopt;
+    }
+    observer.geometric_end();
+    constexpr size_t B = auralize::GridGeometric::kBands;
+    auralize::GridGeometric out;
+    out.crossover_hz = crossover_hz_;
+    out.speed_of_sound = scene.simulation.speed_of_sound;
+    out.cell_size = cells.size;
+    out.bin_edges = field.bin_edges;
+    for (const Vec3& c : cells.centre)
+        out.cell_centre.push_back({c.x, c.y, c.z});
+    out.cell_of_point = cells.cell_of_point;
+    out.energy = std::move(field.energy);
+    out.flux = std::move(field.flux);
+    out.path_offset.assign(field.path_offset.begin(), field.path_offset.end());
+    for (const geometric::SpecularPath& sp : field.paths) {
+        out.path_length.push_back(sp.length);
+        out.path_order.push_back(sp.order);
+        for (size_t b = 0; b < B; ++b)
+            out.path_factor.push_back(static_cast<float>(sp.factor[b]));
+        out.path_direction.insert(out.path_direction.end(), {static_cast<float>(sp.direction.x),
+                                                             static_cast<float>(sp.direction.y),
+                                                             static_cast<float>(sp.direction.z)});
+    }
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    seconds_ += took;
+    grid_sources_.push_back({{"source", src.name},
+                             {"rays", field.rays.rays},
+                             {"ray_segments", field.rays.segments},
+                             {"points", points.size()},
+                             {"cells", cells.centre.size()},
+                             {"cell_size_m", cells.size},
+                             {"image_source_candidates", field.candidates},
+                             {"specular_paths", field.paths.size()},
+                             {"image_sources_s", field.image_source_seconds},
+                             {"ray_tracing_s", field.rays.seconds},
+                             {"total_s", took}});
+    return out;
+}
+
 std::vector<float> FullBand::join(const std::vector<float>& wave,
                                   const std::vector<float>& geo) const {
     return auralize::join_at_crossover(wave, geo, p_.scene.output_sample_rate, crossover_hz_);
@@ -93,20 +232,26 @@ std::string FullBand::summary(const std::string& solver) const {
 
 nlohmann::ordered_json FullBand::report() const {
     const geometric::EnginePlan& plan = engine_.plan();
-    return {{"mode", "full"},
-            {"crossover_hz", crossover_hz_},
-            {"crossover_transition_octaves", 0.5},
-            {"wave_below_hz", crossover_hz_ * std::pow(2.0, -0.25)},
-            {"geometric_above_hz", crossover_hz_ * std::pow(2.0, 0.25)},
-            {"geometric",
-             {{"rays", plan.rays},
-              {"candidate_rays", plan.candidate_rays},
-              {"image_source_order", plan.image_source_order},
-              {"receiver_radius_m", plan.receiver_radius},
-              {"mixing_time_s", plan.mixing_time},
-              {"triangles", engine_.room().triangle_count()},
-              {"planes", engine_.room().plane_count()},
-              {"sources", sources_}}}};
+    nlohmann::ordered_json out = {{"mode", "full"},
+                                  {"crossover_hz", crossover_hz_},
+                                  {"crossover_transition_octaves", 0.5},
+                                  {"wave_below_hz", crossover_hz_ * std::pow(2.0, -0.25)},
+                                  {"geometric_above_hz", crossover_hz_ * std::pow(2.0, 0.25)},
+                                  {"geometric",
+                                   {{"rays", plan.rays},
+                                    {"candidate_rays", plan.candidate_rays},
+                                    {"image_source_order", plan.image_source_order},
+                                    {"receiver_radius_m", plan.receiver_radius},
+                                    {"mixing_time_s", plan.mixing_time},
+                                    {"triangles", engine_.room().triangle_count()},
+                                    {"planes", engine_.room().plane_count()},
+                                    {"sources", sources_}}}};
+    if (!grid_sources_.empty())
+        out["listener_grid_geometric"] = {
+            {"rays", grid_rays()},
+            {"image_source_order", std::min(1, plan.image_source_order)},
+            {"sources", grid_sources_}};
+    return out;
 }
 
 }  // namespace ardent::pipeline

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ardent/auralize/ir_grid.h"
 #include "ardent/geometric/geometric.h"
 #include "ardent/pipeline/simulate.h"
 #include "ardent/preprocess/preprocess.h"
@@ -29,6 +30,14 @@ class FullBand {
     // when `stop` became true.
     std::optional<std::vector<Ambisonic>> run(size_t source, SimulateObserver& observer,
                                               const std::atomic<bool>* stop);
+    // The listener grid's geometric part for `source` (the grid file's /geometric, format 4):
+    // image sources at every grid point, envelopes per cell of a lattice of cubes at least
+    // kGridCellMin detection radii on a side; nullopt when `stop` became true.
+    std::optional<auralize::GridGeometric> grid(size_t source, SimulateObserver& observer,
+                                                const std::atomic<bool>* stop);
+    // The grid's rays per source: more than the receivers' (no rain, so each costs less).
+    size_t grid_rays() const;
+
     // The wave IR below the crossover, the geometric one above it.
     std::vector<float> join(const std::vector<float>& wave, const std::vector<float>& geo) const;
 
@@ -42,8 +51,10 @@ class FullBand {
     const Preprocessed& p_;
     geometric::Engine engine_;
     double crossover_hz_;
+    int threads_;
     double seconds_ = 0;
     nlohmann::ordered_json sources_ = nlohmann::ordered_json::array();
+    nlohmann::ordered_json grid_sources_ = nlohmann::ordered_json::array();
 };
 
 }  // namespace ardent::pipeline

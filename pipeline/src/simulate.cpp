@@ -303,10 +303,12 @@ void write_ambix(const fs::path& file, const std::array<std::vector<float>, 4>& 
 }
 
 // The listener-grid file of one source (docs/output-format.md) from the signals the solver
-// recorded: each point's IR and its pressure gradient's, delivered at the band's rate.
+// recorded: each point's IR and its pressure gradient's, delivered at the band's rate; and in a
+// full-band run the geometric part above the crossover.
 void write_grid(const Preprocessed& p, const std::vector<std::vector<float>>& recorded,
                 const IrDelivery& delivery, double dt, const fs::path& file,
-                const std::string& source, const std::string& hash, int threads,
+                const std::string& source, const std::string& hash,
+                const auralize::GridGeometric* geometric, int threads,
                 const std::atomic<bool>* stop, const std::function<void(size_t)>& points_done) {
     const double duration = p.scene.simulation.duration;
     const int fs_out = p.scene.output_sample_rate;
@@ -364,6 +366,7 @@ void write_grid(const Preprocessed& p, const std::vector<std::vector<float>>& re
             points_done(end);
             stop_point(stop);
         });
+    if (geometric) grid.write_geometric(*geometric);
     grid.close();
 }
 
@@ -621,6 +624,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                                {"delay_s", ex.delay()}};
             if (by_sources) distribution["sources"][src_name] = owner;
             std::vector<FullBand::Ambisonic> geo;
+            std::optional<auralize::GridGeometric> grid_geo;
             if (full) {
                 observer.stage("Tracing rays from " + src_name + " ...");
                 auto traced = full->run(s, observer, stop);
@@ -631,6 +635,14 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                     throw Interrupted{};
                 }
                 geo = std::move(*traced);
+                if (scene.listener_grid_cells() > 0) {
+                    observer.stage("Tracing rays from " + src_name + " for the listener grid ...");
+                    grid_geo = full->grid(s, observer, stop);
+                    if (!grid_geo) {
+                        if (partial && !comm) save_checkpoint();
+                        throw Interrupted{};
+                    }
+                }
             }
             observer.stage("Writing " + src_name + " ...");
 
@@ -679,7 +691,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             if (scene.listener_grid_cells() > 0)
                 write_grid(p, solved.grid, delivery, dt,
                            tmp_dir / "grid" / (safe_name(src_name) + ".h5"), src_name, hash,
-                           settings.threads, stop,
+                           grid_geo ? &*grid_geo : nullptr, settings.threads, stop,
                            [&](size_t points) { observer.write_progress(n_rec + points); });
             observer.write_end();
             write_s += seconds_since(t0);

@@ -459,7 +459,7 @@ GridWriter::GridWriter(const fs::path& file, const std::vector<Vec3>& positions,
     attr_string(f, "scene_hash", info.scene_hash, file);
     attr_string(f, "source", info.source, file);
     attr_int(f, "every", info.every, file);
-    attr_string(f, "format", "ardent-grid/3", file);
+    attr_string(f, "format", "ardent-grid/4", file);
 }
 
 std::vector<unsigned char> GridWriter::encode_chunk(std::span<const float> values) const {
@@ -510,6 +510,77 @@ void GridWriter::write_point(size_t i, const EncodedPoint& point) {
     ok = H5Dwrite_chunk(gradient_id_, H5P_DEFAULT, 0, g_at, point.gradient.size(),
                         point.gradient.data()) >= 0;
     h5_check(ok, file_, "write /gradient");
+}
+
+namespace {
+
+// A whole dataset of `dims` (deflated when the filters exist and it is not tiny).
+void write_array(hid_t group, const char* name, hid_t file_type, hid_t mem_type,
+                 const std::vector<hsize_t>& dims, const void* data, bool compress,
+                 const fs::path& file) {
+    const hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
+    const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hsize_t count = 1;
+    for (hsize_t d : dims)
+        count *= d;
+    if (compress && count >= 1024) {
+        // Chunks along the first axis of about 256 KB.
+        std::vector<hsize_t> chunk = dims;
+        const hsize_t row = count / std::max<hsize_t>(1, dims[0]);
+        chunk[0] = std::clamp<hsize_t>(65536 / std::max<hsize_t>(1, row), 1, dims[0]);
+        H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data());
+        H5Pset_shuffle(dcpl);
+        H5Pset_deflate(dcpl, 4);
+    }
+    const hid_t ds = H5Dcreate2(group, name, file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    const bool ok =
+        ds >= 0 && (count == 0 || H5Dwrite(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0);
+    if (ds >= 0) H5Dclose(ds);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    h5_check(ok, file, (std::string("write /geometric/") + name).c_str());
+}
+
+}  // namespace
+
+void GridWriter::write_geometric(const auralize::GridGeometric& g) {
+    h5_check(file_id_ >= 0, file_, "write /geometric");
+    const hid_t grp = H5Gcreate2(file_id_, "geometric", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    h5_check(grp >= 0, file_, "create /geometric");
+    try {
+        constexpr hsize_t B = auralize::GridGeometric::kBands;
+        const hsize_t cells = g.cells(), bins = g.bins(), n = g.paths();
+        attr_double(grp, "crossover_hz", g.crossover_hz, file_);
+        attr_double(grp, "speed_of_sound", g.speed_of_sound, file_);
+        attr_double(grp, "cell_size", g.cell_size, file_);
+        const std::vector<double> bands = {125, 250, 500, 1000, 2000, 4000, 8000, 16000};
+        write_array(grp, "band_hz", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {B}, bands.data(), false,
+                    file_);
+        write_array(grp, "bin_edges", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {bins + 1},
+                    g.bin_edges.data(), false, file_);
+        write_array(grp, "cell_centre", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {cells, 3},
+                    g.cell_centre.data(), false, file_);
+        write_array(grp, "cell_of_point", H5T_STD_U32LE, H5T_NATIVE_UINT32,
+                    {g.cell_of_point.size()}, g.cell_of_point.data(), compressed_, file_);
+        write_array(grp, "energy", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, {cells, bins, B},
+                    g.energy.data(), compressed_, file_);
+        write_array(grp, "flux", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, {cells, bins, 3}, g.flux.data(),
+                    compressed_, file_);
+        write_array(grp, "path_offset", H5T_STD_U64LE, H5T_NATIVE_UINT64, {g.path_offset.size()},
+                    g.path_offset.data(), compressed_, file_);
+        write_array(grp, "path_length", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {n},
+                    g.path_length.data(), compressed_, file_);
+        write_array(grp, "path_order", H5T_STD_I32LE, H5T_NATIVE_INT32, {n}, g.path_order.data(),
+                    compressed_, file_);
+        write_array(grp, "path_factor", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, {n, B},
+                    g.path_factor.data(), compressed_, file_);
+        write_array(grp, "path_direction", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, {n, 3},
+                    g.path_direction.data(), compressed_, file_);
+    } catch (...) {
+        H5Gclose(grp);
+        throw;
+    }
+    h5_check(H5Gclose(grp) >= 0, file_, "close /geometric");
 }
 
 void GridWriter::close() {

@@ -21,13 +21,40 @@ using Point = std::array<double, 3>;  // metres, the model's axes
 // True when the file starts with the HDF5 signature (a grid file rather than audio).
 bool is_hdf5_file(const std::filesystem::path& file);
 
+// The geometric acoustics part of a full-band grid (format 4, group /geometric,
+// docs/output-format.md): what a reader synthesises a point's IR above the crossover from. It is
+// small (per point a few image-source paths; envelopes per cell of a coarser lattice) and read
+// whole when the grid is opened.
+struct GridGeometric {
+    static constexpr size_t kBands = 8;  // octaves 125 Hz - 16 kHz
+    double crossover_hz = 0;
+    double speed_of_sound = 343;
+    double cell_size = 0;                      // m: the side of the envelopes' cubes
+    std::vector<double> bin_edges;             // s, bins + 1, increasing from 0
+    std::vector<Point> cell_centre;            // per cell
+    std::vector<std::uint32_t> cell_of_point;  // per grid point
+    std::vector<float> energy;  // [cell][bin][band]: fluence per bin (m^-2), unit source energy
+    std::vector<float> flux;    // [cell][bin][axis]: net fluence towards the arrival direction
+    // Per point its image-source paths: [path_offset[p], path_offset[p + 1]).
+    std::vector<std::uint64_t> path_offset;
+    std::vector<double> path_length;       // m
+    std::vector<std::int32_t> path_order;  // reflections (0: the direct sound)
+    std::vector<float> path_factor;        // [path][band]: pressure factor, air included
+    std::vector<float> path_direction;     // [path][axis]: unit, towards the arrival
+
+    size_t bins() const { return bin_edges.empty() ? 0 : bin_edges.size() - 1; }
+    size_t cells() const { return cell_centre.size(); }
+    size_t paths() const { return path_length.size(); }
+};
+
 class IrGrid {
   public:
-    // Opens and checks the file: attribute format "ardent-grid/1", "/2" or "/3", /positions
+    // Opens and checks the file: attribute format "ardent-grid/1" to "/4", /positions
     // N x 3 and /ir N x T with N, T > 0, positive sample_rate and grid_spacing, points on one
     // lattice; formats 2 and 3 also /gradient N x 3 x T, /gradient_kind N x 3 (values 0-2) and a
-    // positive gradient_spacing; format 3 a positive output_sample_rate. Throws InputError naming
-    // the file and what is wrong.
+    // positive gradient_spacing; formats 3 and 4 a positive output_sample_rate; format 4 may have
+    // a group /geometric (GridGeometric), checked whole. Throws InputError naming the file and
+    // what is wrong.
     explicit IrGrid(const std::filesystem::path& file);
     ~IrGrid();
     IrGrid(const IrGrid&) = delete;
@@ -57,6 +84,9 @@ class IrGrid {
     std::array<std::vector<float>, 3> gradient(size_t point) const;
     std::array<int, 3> gradient_kind(size_t point) const;
 
+    // Format 4 written by a full-band run: the geometric part above the crossover; else null.
+    const GridGeometric* geometric() const { return geometric_ ? &*geometric_ : nullptr; }
+
     // The point nearest `p` among those at most one grid spacing away, if any.
     std::optional<size_t> nearest(const Point& p) const;
     // Trilinear interpolation at `p` over the corners of the lattice cell that holds it: the
@@ -85,6 +115,7 @@ class IrGrid {
     double sample_rate_ = 0, output_sample_rate_ = 0, spacing_ = 0;
     std::string source_;
     Point lower_{}, upper_{};
+    std::optional<GridGeometric> geometric_;
     std::unordered_map<std::uint64_t, size_t> index_;  // packed lattice coordinates -> point
 };
 

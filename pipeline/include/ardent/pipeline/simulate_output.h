@@ -13,6 +13,7 @@
 
 #include "ardent/auralize/air_absorption.h"
 #include "ardent/auralize/decimate.h"
+#include "ardent/auralize/ir_grid.h"
 #include "ardent/preprocess/scene.h"
 #include "ardent/preprocess/vec.h"
 
@@ -115,7 +116,7 @@ struct GridFileInfo {
 // (a neighbour is not air), 0 none (neither is).
 using GradientKinds = std::array<std::int8_t, 3>;
 
-// Writes `grid/<source>.h5` (format ardent-grid/3, docs/output-format.md): /positions N x 3
+// Writes `grid/<source>.h5` (format ardent-grid/4, docs/output-format.md): /positions N x 3
 // float64, /ir N x T float32, /gradient N x 3 x T float32 (chunked by point, shuffled and
 // deflated) and /gradient_kind N x 3 int8, attributes sample_rate, output_sample_rate,
 // max_frequency, grid_spacing, gradient_spacing, scene_hash, source, every, format.
@@ -137,6 +138,8 @@ class GridWriter {
     EncodedPoint encode(std::span<const float> ir,
                         const std::array<std::span<const float>, 3>& gradient) const;
     void write_point(size_t i, const EncodedPoint& point);
+    // A full-band run's geometric part: group /geometric (docs/output-format.md, format 4).
+    void write_geometric(const auralize::GridGeometric& g);
     void close();
 
   private:
