@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "ardent/auralize/audio_io.h"
+#include "ardent/auralize/filter_bank.h"
 #include "ardent/editor/audition_engine.h"
 #include "ardent/preprocess/errors.h"
 #include "results_fixture.h"
@@ -258,6 +259,34 @@ class TestAuditionEngine : public QObject {
         for (size_t i = 2 * 512; i < tail.size(); ++i)
             QCOMPARE(tail[i], 0.0f);
         QVERIFY(!e.playing());
+    }
+
+    // The fixture's run is full band (500 Hz wave solver): at a grid point the audition hears
+    // the grid's geometric part above the crossover, joined as `ardent auralize` joins it, so
+    // the 4 kHz octave carries sound (a wave-band grid has nothing there: 70 dB and more down).
+    void gridAuditionIsFullBand() {
+        AuditionEngine e;
+        e.open_results(results_);
+        const auto* grid = e.grid("S1");
+        QVERIFY(grid && grid->geometric());
+        const auto c = grid->positions()[grid->size() / 2];
+        e.set_listener(c[0], c[1], c[2]);
+        const AuditionIr ir = *e.current_ir();
+        QVERIFY(ir.crossover_hz > 0);
+        QVERIFY(ir.describe().find("full band") != std::string::npos);
+        const auto band_db = [&](double hz) {
+            const auto band = ardent::auralize::design_band(hz, 1, 48000);
+            const auto y = ardent::auralize::band_signal(band, ir.ears[0],
+                                                         ardent::auralize::Direction::Forward);
+            double e2 = 0;
+            for (double v : y)
+                e2 += v * v;
+            return 10 * std::log10(e2);
+        };
+        const double low = band_db(250), high = band_db(4000);
+        qInfo("grid point %zu: 4 kHz octave %+.1f dB re the 250 Hz octave (%s)", ir.grid_point,
+              high - low, ir.describe().c_str());
+        QVERIFY(high - low > -30);
     }
 
     // Binaural: two different ears, each the offline convolution with its ear's IR.

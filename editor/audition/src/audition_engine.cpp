@@ -13,6 +13,7 @@
 #include "ardent/auralize/partitioned_convolver.h"
 #include "ardent/auralize/render.h"
 #include "ardent/auralize/resample.h"
+#include "ardent/pipeline/grid_full_band.h"
 #include "ardent/preprocess/errors.h"
 
 namespace ardent::editor {
@@ -60,7 +61,10 @@ struct Ramp {
 std::string AuditionIr::describe() const {
     if (kind == Kind::Receiver) return source + " -> " + receiver;
     return source + ", grid point " + std::to_string(grid_point) + " at " + fmt_point(position) +
-           (kind == Kind::GridBinaural ? ", binaural" : "");
+           (kind == Kind::GridBinaural ? ", binaural" : "") +
+           (crossover_hz > 0 ? ", full band (geometric above " +
+                                   std::to_string(std::lround(crossover_hz)) + " Hz)"
+                             : "");
 }
 
 // What render() reads from the GUI's atomics once per block (or an export fixes).
@@ -299,20 +303,23 @@ AuditionIr AuditionEngine::grid_ir(const std::string& source, const auralize::Po
                               (ir.position[1] - listener[1]) * (ir.position[1] - listener[1]) +
                               (ir.position[2] - listener[2]) * (ir.position[2] - listener[2]));
     const double fs = options_.sample_rate;
+    if (binaural && !decoder_)
+        throw InputError("binaural rendering needs the HRTF set " +
+                         quoted(auralize::HrtfSet::default_file()) + ", which did not open");
+    // As `ardent auralize` does: the points around the listener blended (the nearest alone when
+    // the listener is off the grid), resampled, and above a full-band grid's crossover its
+    // geometric part, synthesised for that blend.
+    const auralize::Point at = g->nearest(listener) ? listener : ir.position;
+    auralize::FoaIr foa = auralize::encode_foa_interpolated(*g, at, auralize::Orientation{});
+    for (auto& ch : foa.channels)
+        ch = audio::resample_ir(std::span<const float>(ch), foa.sample_rate, fs);
+    foa.sample_rate = fs;
+    ir.crossover_hz = pipeline::join_grid_full_band(*g, foa, auralize::Orientation{});
     if (binaural) {
-        if (!decoder_)
-            throw InputError("binaural rendering needs the HRTF set " +
-                             quoted(auralize::HrtfSet::default_file()) + ", which did not open");
-        // As `ardent auralize` does: FOA at the grid point, resampled, through the decoder.
-        auralize::FoaIr foa = auralize::encode_foa(*g, ir.position, auralize::Orientation{});
-        for (auto& ch : foa.channels)
-            ch = audio::resample_ir(std::span<const float>(ch), foa.sample_rate, fs);
-        foa.sample_rate = fs;
         ir.ears = auralize::binaural_ir(foa, *decoder_);
         ir.kind = AuditionIr::Kind::GridBinaural;
     } else {
-        const std::vector<float> p = g->ir(*point);
-        ir.ears[0] = audio::resample_ir(std::span<const float>(p), g->sample_rate(), fs);
+        ir.ears[0] = foa.channels[auralize::kW];
         ir.ears[1] = ir.ears[0];
         ir.kind = AuditionIr::Kind::GridMono;
     }

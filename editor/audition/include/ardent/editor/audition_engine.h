@@ -35,6 +35,7 @@ struct AuditionIr {
     size_t grid_point = 0;         // grid IRs: the point used, its position, and how far the
     auralize::Point position{};    // listener asked for was from it
     double distance_m = 0;
+    double crossover_hz = 0;       // grid IRs of a full-band run: geometric acoustics above this
     std::string describe() const;  // "S1 -> R1", "S1, grid point 12 at (1.00, 2.00, 1.20)"
 };
 
