@@ -24,6 +24,7 @@
 #include "ardent/auralize/crossover.h"
 #include "ardent/auralize/grid_maps.h"
 #include "ardent/auralize/ir_grid.h"
+#include "ardent/pipeline/grid_full_band.h"
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/number_text.h"
 #include "commands.h"
@@ -235,7 +236,13 @@ std::string band_label(double hz) {
 void write_map_csv(const fs::path& file, const auralize::IrGrid& grid,
                    const std::vector<auralize::Analysis>& maps) {
     std::ofstream out(file);
-    out << "point,x_m,y_m,z_m,band_hz,t20_s,edt_s,c80_db,d50,t20_reliable,edt_reliable\n";
+    out << "point,x_m,y_m,z_m,band_hz,t20_s,edt_s,c80_db,d50,t20_reliable,edt_reliable,from\n";
+    const auralize::GridGeometric* g = grid.geometric();
+    const auto from = [&](const auralize::BandResult& r) {
+        return g ? auralize::to_string(
+                       auralize::band_origin(r.lower_hz, r.upper_hz, g->crossover_hz))
+                 : "wave";
+    };
     char line[512];
     const auto num = [](const std::optional<double>& v) {
         if (!v || !std::isfinite(*v)) return std::string();
@@ -246,10 +253,10 @@ void write_map_csv(const fs::path& file, const auralize::IrGrid& grid,
     for (size_t i = 0; i < maps.size(); ++i) {
         const auto& p = grid.positions()[i];
         for (const auralize::BandResult& r : maps[i].results) {
-            std::snprintf(line, sizeof line, "%zu,%.6f,%.6f,%.6f,%s,%s,%s,%s,%s,%d,%d\n", i, p[0],
-                          p[1], p[2], band_label(r.nominal_hz).c_str(), num(r.t20_s).c_str(),
+            std::snprintf(line, sizeof line, "%zu,%.6f,%.6f,%.6f,%s,%s,%s,%s,%s,%d,%d,%s\n", i,
+                          p[0], p[1], p[2], band_label(r.nominal_hz).c_str(), num(r.t20_s).c_str(),
                           num(r.edt_s).c_str(), num(r.c80_db).c_str(), num(r.d50).c_str(),
-                          r.t20_reliable ? 1 : 0, r.edt_reliable ? 1 : 0);
+                          r.t20_reliable ? 1 : 0, r.edt_reliable ? 1 : 0, from(r));
             out << line;
         }
     }
@@ -319,6 +326,19 @@ int run_map(const MapOpts& o) {
                 number_text(prov->speed_of_sound, 1) + " m/s (" + prov->file + ")";
         band =
             "bands above " + number_text(prov->flat_to_hz, 0) + " Hz left out, the run's flat band";
+    }
+    // A full-band grid: each point's IR joined to the grid's geometric part above the
+    // crossover, at the receivers' rate, analysed as a full-band receiver IR is.
+    if (const auralize::GridGeometric* g = grid.geometric()) {
+        options.ir_rate = grid.output_sample_rate();
+        options.ir_of_row = [&grid, rate = options.ir_rate](size_t point,
+                                                            const std::vector<float>& row) {
+            return pipeline::grid_point_ir(grid, point, row, rate);
+        };
+        options.max_frequency_hz = 0.45 * options.ir_rate;
+        band = "full band at " + number_text(options.ir_rate, 0) + " Hz: the wave solver below " +
+               number_text(g->crossover_hz, 0) +
+               " Hz, geometric acoustics above (the grid's /geometric)";
     }
     if (o.max_frequency > 0) {
         options.max_frequency_hz = o.max_frequency;

@@ -19,6 +19,7 @@
 #include "ardent/auralize/analysis.h"
 #include "ardent/auralize/audio_io.h"
 #include "ardent/auralize/ir_grid.h"
+#include "ardent/pipeline/grid_full_band.h"
 #include "test_support.h"
 
 namespace ardent::test {
@@ -311,7 +312,8 @@ TEST_F(AnalyzeCli, MapValuesAreTheAnalysesOfTheGridPointsIrs) {
     std::ifstream in(dir / "maps" / "map.csv");
     std::string line;
     std::getline(in, line);
-    EXPECT_EQ(line, "point,x_m,y_m,z_m,band_hz,t20_s,edt_s,c80_db,d50,t20_reliable,edt_reliable");
+    EXPECT_EQ(line,
+              "point,x_m,y_m,z_m,band_hz,t20_s,edt_s,c80_db,d50,t20_reliable,edt_reliable,from");
     size_t rows = 0, values = 0;
     while (std::getline(in, line)) {
         std::vector<std::string> f;
@@ -319,7 +321,7 @@ TEST_F(AnalyzeCli, MapValuesAreTheAnalysesOfTheGridPointsIrs) {
         for (std::string x; std::getline(ss, x, ',');)
             f.push_back(x);
         if (line.back() == ',') f.push_back("");
-        ASSERT_EQ(f.size(), 11u) << line;
+        ASSERT_EQ(f.size(), 12u) << line;
         const size_t point = std::stoul(f[0]);
         ASSERT_LT(point, expected.size());
         const size_t band = rows % expected[point].results.size();
@@ -335,6 +337,7 @@ TEST_F(AnalyzeCli, MapValuesAreTheAnalysesOfTheGridPointsIrs) {
             ++values;
         }
         EXPECT_EQ(f[9], b.t20_reliable ? "1" : "0");
+        EXPECT_EQ(f[11], "wave");
         ++rows;
     }
     const size_t bands = expected[0].results.size();
@@ -357,6 +360,109 @@ TEST_F(AnalyzeCli, MapValuesAreTheAnalysesOfTheGridPointsIrs) {
         run_ardent("analyze --map run/grid/S1.h5 -o maps --force --height 0", dir.path());
     EXPECT_EQ(again.exit_code, 0) << again.err;
     EXPECT_NE(again.out.find("(nearest 0.000 m, --height)"), std::string::npos) << again.out;
+}
+
+// A full-band run's grid: each point's map values are the analysis of its full-band IR (the wave
+// row joined to the grid's geometric part, pipeline::grid_point_ir, at the receivers' rate),
+// which is also what `ardent auralize` renders at that point (W of an impulse, sample for sample);
+// the bands reach 8 kHz and say which solver they came from.
+TEST_F(AnalyzeCli, FullBandMapIsTheAnalysisOfEachPointsFullBandIr) {
+    const unsigned seed = 44;
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(0, 1);
+    double size[3], src[3];
+    for (int a = 0; a < 3; ++a) {
+        size[a] = a == 2 ? 2.5 + 0.5 * u(rng) : 3 + 1.5 * u(rng);
+        src[a] = size[a] * (0.2 + 0.6 * u(rng));
+    }
+    char scene[1024];
+    std::snprintf(
+        scene, sizeof scene,
+        R"({"format": "ardent-scene/1", "name": "box", "geometry": {"box": [%.3f, %.3f, %.3f]},
+  "materials": {"wall": {"absorption": 0.15}}, "surfaces": {"*": "wall"},
+  "sources": [{"name": "S1", "position": [%.3f, %.3f, %.3f]}],
+  "listener_grid": {"spacing_m": 1.1},
+  "simulation": {"max_frequency": 300, "duration": 0.4, "band": "full"}})",
+        size[0], size[1], size[2], src[0], src[1], src[2]);
+    std::printf("seed %u: %s\n", seed, scene);
+    dir.write("box.json", scene);
+    ASSERT_EQ(run_ardent("simulate box.json -o run --quiet", dir.path()).exit_code, 0);
+    const CommandResult r = run_ardent("analyze --map run/grid/S1.h5 -o maps", dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("full band at 48000 Hz"), std::string::npos) << r.out;
+
+    std::ifstream rin(dir / "run" / "result.json");
+    const auto result = nlohmann::json::parse(rin);
+    const auto source = result["sources"][0]["cell_centre"].get<std::array<double, 3>>();
+    const auralize::IrGrid grid(dir / "run" / "grid" / "S1.h5");
+    ASSERT_TRUE(grid.geometric());
+    const double fs = 48000;
+    std::vector<auralize::Analysis> expected;
+    for (size_t i = 0; i < grid.size(); ++i) {
+        const auto& p = grid.positions()[i];
+        auralize::AnalysisOptions o;
+        o.max_frequency_hz = 0.45 * fs;
+        o.onset_s = std::hypot(p[0] - source[0], p[1] - source[1], p[2] - source[2]) / 343.0;
+        expected.push_back(
+            auralize::analyze_ir(ardent::pipeline::grid_point_ir(grid, i, grid.ir(i), fs), fs,
+                                 auralize::Bands::Octave, o));
+    }
+    std::ifstream in(dir / "maps" / "map.csv");
+    std::string line;
+    std::getline(in, line);
+    size_t rows = 0, values = 0, geometric = 0;
+    while (std::getline(in, line)) {
+        std::vector<std::string> f;
+        std::stringstream ss(line);
+        for (std::string x; std::getline(ss, x, ',');)
+            f.push_back(x);
+        ASSERT_EQ(f.size(), 12u) << line;
+        const size_t point = std::stoul(f[0]);
+        ASSERT_LT(point, expected.size());
+        const size_t band = rows % expected[point].results.size();
+        const auralize::BandResult& b = expected[point].results[band];
+        SCOPED_TRACE(line);
+        EXPECT_EQ(std::stod(f[4]), b.nominal_hz);
+        const std::optional<double> want[] = {b.t20_s, b.edt_s, b.c80_db, b.d50};
+        for (size_t k = 0; k < 4; ++k) {
+            EXPECT_EQ(f[5 + k].empty(), !want[k].has_value()) << "column " << 5 + k;
+            if (f[5 + k].empty() || !want[k]) continue;
+            EXPECT_NEAR(std::stod(f[5 + k]), *want[k], 1e-7 * std::max(1.0, std::fabs(*want[k])));
+            ++values;
+        }
+        geometric += f[11] == "geometric";
+        ++rows;
+    }
+    EXPECT_EQ(expected[0].results.back().nominal_hz, 8000);
+    EXPECT_EQ(rows, grid.size() * expected[0].results.size());
+    EXPECT_GT(values, rows * 3);
+    EXPECT_EQ(geometric, grid.size() * 5);  // 500 Hz-8 kHz: above the 180 Hz crossover's band
+    EXPECT_TRUE(fs::exists(dir / "maps" / "t20_4000hz.png"));
+
+    // `ardent auralize` at a grid point renders that IR.
+    const size_t point = grid.size() / 2;
+    const auto& p = grid.positions()[point];
+    std::vector<float> impulse(4800, 0.0f);
+    impulse[0] = 1;
+    audio::write_wav_float(dir / "impulse.wav", impulse, 48000);
+    char listener[128];
+    std::snprintf(listener, sizeof listener, "%.9f,%.9f,%.9f", p[0], p[1], p[2]);
+    const CommandResult a =
+        run_ardent(std::string("auralize impulse.wav run/grid/S1.h5 --listener ") + listener +
+                       " --ambisonics --normalize none -o amb.wav",
+                   dir.path());
+    ASSERT_EQ(a.exit_code, 0) << a.err;
+    const auto w = audio::read_audio(dir / "amb.wav").channel(0);
+    const auto want = ardent::pipeline::grid_point_ir(grid, point, grid.ir(point), fs);
+    double err = 0, ref = 0;
+    for (size_t k = 0; k < want.size(); ++k) {
+        const double d = static_cast<double>(w[k]) - static_cast<double>(want[k]);
+        err += d * d;
+        ref += static_cast<double>(want[k]) * static_cast<double>(want[k]);
+    }
+    std::printf("auralize at grid point %zu vs its full-band IR: relative L2 %.2e\n", point,
+                std::sqrt(err / ref));
+    EXPECT_LT(std::sqrt(err / ref), 1e-5);
 }
 
 }  // namespace

@@ -53,7 +53,11 @@ std::vector<Analysis> analyze_grid(const IrGrid& grid, const GridAnalysisOptions
                     o.onset_s =
                         distance(grid.positions()[point], *options.source) / options.speed_of_sound;
                 try {
-                    out[point] = analyze_ir(irs[i], grid.sample_rate(), options.bands, o);
+                    if (options.ir_of_row)
+                        out[point] = analyze_ir(options.ir_of_row(point, irs[i]), options.ir_rate,
+                                                options.bands, o);
+                    else
+                        out[point] = analyze_ir(irs[i], grid.sample_rate(), options.bands, o);
                 } catch (const InputError& e) {
                     const std::lock_guard lock(error_mutex);
                     if (!error)

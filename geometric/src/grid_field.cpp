@@ -9,6 +9,7 @@
 #include "ardent/geometric/directions.h"
 #include "parallel.h"
 #include "random.h"
+#include "smoothing.h"
 
 namespace ardent::geometric {
 namespace {
@@ -180,67 +181,6 @@ struct GridTracer {
     }
 };
 
-// Each bin from `kFirstUntil` on becomes the mean density over the bins whose centres lie
-// within +-kSmoothingFraction of its own centre time, as the receivers' histograms. A plain mean
-// over a window that widens with time lengthens an exponential decay (by sinh(x)/x with x the
-// decay over half the window, which grows with t: +3 % on T20 in test_grid_field's boxes); with
-// `exponential` the mean is divided by what the window does to the exponential that its two
-// halves show, which keeps the decay rate.
-void smooth(std::vector<float>& v, size_t width, const std::vector<double>& edges, size_t cells,
-            bool exponential) {
-    const size_t n = edges.size() - 1;
-    std::vector<double> centre(n), w(n);
-    for (size_t k = 0; k < n; ++k) {
-        centre[k] = 0.5 * (edges[k] + edges[k + 1]);
-        w[k] = edges[k + 1] - edges[k];
-    }
-    std::vector<float> src;
-    for (size_t c = 0; c < cells; ++c) {
-        float* row = &v[c * n * width];
-        src.assign(row, row + n * width);
-        size_t lo = 0, hi = 0;
-        for (size_t k = 0; k < n; ++k) {
-            if (centre[k] < kFirstUntil) continue;
-            const double half = kSmoothingFraction * centre[k];
-            while (lo < k && centre[lo] < centre[k] - half)
-                ++lo;
-            hi = std::max(hi, k);
-            while (hi + 1 < n && centre[hi + 1] <= centre[k] + half)
-                ++hi;
-            double width_sum = 0;
-            for (size_t j = lo; j <= hi; ++j)
-                width_sum += w[j];
-            for (size_t x = 0; x < width; ++x) {
-                double sum = 0, left = 0, right = 0, wl = 0, wr = 0, tl = 0, tr = 0;
-                for (size_t j = lo; j <= hi; ++j) {
-                    const double e = static_cast<double>(src[j * width + x]);
-                    sum += e;
-                    if (j < k) {
-                        left += e;
-                        wl += w[j];
-                        tl += w[j] * centre[j];
-                    } else if (j > k) {
-                        right += e;
-                        wr += w[j];
-                        tr += w[j] * centre[j];
-                    }
-                }
-                double gain = 1;
-                if (exponential && left > 0 && right > 0) {
-                    // The decay rate between the halves' centroids, and the window's mean of
-                    // that exponential relative to its value at this bin's centre.
-                    const double rate = std::log((left / wl) / (right / wr)) / (tr / wr - tl / wl);
-                    double mean = 0;
-                    for (size_t j = lo; j <= hi; ++j)
-                        mean += w[j] * std::exp(-rate * (centre[j] - centre[k]));
-                    gain = mean / width_sum;
-                }
-                row[k * width + x] = static_cast<float>(sum / width_sum / gain * w[k]);
-            }
-        }
-    }
-}
-
 }  // namespace
 
 std::vector<double> grid_bin_edges(double max_time) {
@@ -329,8 +269,13 @@ GridField trace_grid(const Room& room, Vec3 source, const std::vector<Vec3>& poi
         for (size_t i = 0; i < out.flux.size(); ++i)
             out.flux[i] += t.flux[i];
     }
-    smooth(out.energy, kBands, out.bin_edges, out.cells, true);
-    smooth(out.flux, kAxes, out.bin_edges, out.cells, false);
+    // The late envelopes smoothed as the receivers' histograms are (smoothing.h).
+    for (size_t c = 0; c < out.cells; ++c) {
+        smooth_decay(&out.energy[c * n_bins * kBands], n_bins, kBands, out.bin_edges,
+                     kSmoothingFraction, kFirstUntil, true);
+        smooth_decay(&out.flux[c * n_bins * kAxes], n_bins, kAxes, out.bin_edges,
+                     kSmoothingFraction, kFirstUntil, false);
+    }
     for (const auto& st : stats) {
         out.rays.rays += st.rays;
         out.rays.segments += st.segments;

@@ -8,6 +8,7 @@
 #include "ardent/geometric/directions.h"
 #include "parallel.h"
 #include "random.h"
+#include "smoothing.h"
 
 namespace ardent::geometric {
 namespace {
@@ -222,34 +223,22 @@ std::vector<EnergyHistogram> trace_rays(const Room& room, Vec3 source,
     return out;
 }
 
-namespace {
-
-// Each bin from time t on (bin k, `width` values of kBands each) becomes the mean over the bins
-// within +-kSmoothingFraction t of it.
-void smooth_bins(std::vector<BandValues>& v, size_t width) {
-    const size_t n = v.size() / width;
-    // Prefix sums, so each window's mean costs the same whatever its width.
-    std::vector<BandValues> prefix((n + 1) * width, BandValues{});
-    for (size_t k = 0; k < n; ++k)
-        for (size_t w = 0; w < width; ++w)
-            for (size_t b = 0; b < kBands; ++b)
-                prefix[(k + 1) * width + w][b] = prefix[k * width + w][b] + v[k * width + w][b];
-    for (size_t k = 0; k < n; ++k) {
-        const auto half = static_cast<size_t>(kSmoothingFraction * (static_cast<double>(k) + 0.5));
-        if (half == 0) continue;
-        const size_t lo = k > half ? k - half : 0, hi = std::min(n, k + half + 1);
-        for (size_t w = 0; w < width; ++w)
-            for (size_t b = 0; b < kBands; ++b)
-                v[k * width + w][b] = (prefix[hi * width + w][b] - prefix[lo * width + w][b]) /
-                                      static_cast<double>(hi - lo);
-    }
-}
-
-}  // namespace
-
 void smooth_late_energy(EnergyHistogram& h) {
-    smooth_bins(h.bins, 1);
-    smooth_bins(h.directional, kDirections);
+    // BandValues are kBands doubles with no padding: the bins as one flat array.
+    static_assert(sizeof(BandValues) == kBands * sizeof(double));
+    const auto edges = [](size_t n, double bin) {
+        std::vector<double> e(n + 1);
+        for (size_t k = 0; k <= n; ++k)
+            e[k] = static_cast<double>(k) * bin;
+        return e;
+    };
+    smooth_decay(h.bins.data()->data(), h.bins.size(), kBands, edges(h.bins.size(), h.bin),
+                 kSmoothingFraction, 0.0, true);
+    // The directions' shares only (the synthesis normalises them per bin): a plain mean.
+    const size_t nd = h.directional.size() / kDirections;
+    if (nd > 0)
+        smooth_decay(h.directional.data()->data(), nd, kDirections * kBands,
+                     edges(nd, h.direction_bin), kSmoothingFraction, 0.0, false);
 }
 
 }  // namespace ardent::geometric

@@ -28,8 +28,6 @@ double checked_crossover(const Scene& scene) {
 // The grid's envelope cubes are at least this many detection radii on a side: a cube of twice
 // the radius holds about twice a detection sphere's volume, so about as many rays cross it.
 constexpr double kGridCellMin = 2.0;
-// The grid traces this many times the receivers' rays: its rays make no visibility queries.
-constexpr size_t kGridRayFactor = 4;
 
 // The lattice of cubes the grid's envelopes are counted in: `m` grid steps on a side (the
 // smallest whole number that reaches min_size), aligned so that each grid point lies in one
@@ -139,7 +137,7 @@ std::optional<std::vector<FullBand::Ambisonic>> FullBand::run(size_t source,
 }
 
 size_t FullBand::grid_rays() const {
-    return kGridRayFactor * engine_.plan().rays;
+    return GeometricSettings::kListenerGridRayFactor * engine_.plan().rays;
 }
 
 std::optional<auralize::GridGeometric> FullBand::grid(size_t source, SimulateObserver& observer,

@@ -5,10 +5,22 @@
 #include <stdexcept>
 
 #include "ardent/auralize/crossover.h"
+#include "ardent/auralize/resample.h"
 #include "ardent/geometric/grid_field.h"
 #include "ardent/geometric/synthesis.h"
 
 namespace ardent::pipeline {
+namespace {
+
+// One noise seed per blend of points, so that a listener hears the same noise each time.
+uint64_t blend_seed(const std::vector<auralize::IrGrid::Weight>& blend) {
+    uint64_t seed = 0x67726964ull;
+    for (const auto& w : blend)
+        seed = seed * 1000003 + w.point;
+    return seed;
+}
+
+}  // namespace
 
 std::array<std::vector<float>, 4> grid_geometric_foa(
     const auralize::IrGrid& grid, const std::vector<auralize::IrGrid::Weight>& blend,
@@ -44,6 +56,19 @@ std::array<std::vector<float>, 4> grid_geometric_foa(
     return {ch[0], ch[1], ch[2], ch[3]};
 }
 
+std::vector<float> grid_point_ir(const auralize::IrGrid& grid, size_t point,
+                                 const std::vector<float>& row, double sample_rate) {
+    std::vector<float> wave =
+        audio::resample_ir(std::span<const float>(row), grid.sample_rate(), sample_rate);
+    const auralize::GridGeometric* g = grid.geometric();
+    if (!g) return wave;
+    const std::vector<auralize::IrGrid::Weight> blend{{point, 1.0}};
+    const auto geo = grid_geometric_foa(grid, blend, sample_rate, wave.size(), blend_seed(blend));
+    return auralize::join_at_crossover(std::span<const float>(wave),
+                                       std::span<const float>(geo[auralize::kW]), sample_rate,
+                                       g->crossover_hz);
+}
+
 double join_grid_full_band(const auralize::IrGrid& grid, auralize::FoaIr& foa,
                            const auralize::Orientation& orientation) {
     const auralize::GridGeometric* g = grid.geometric();
@@ -52,12 +77,8 @@ double join_grid_full_band(const auralize::IrGrid& grid, auralize::FoaIr& foa,
     if (blend.empty()) blend.push_back({foa.grid_point, 1.0});
     auralize::FoaIr geo;
     geo.sample_rate = foa.sample_rate;
-    // One seed per blend, so that a listener hears the same noise each time.
-    uint64_t seed = 0x67726964ull;
-    for (const auto& w : blend)
-        seed = seed * 1000003 + w.point;
     const auto model =
-        grid_geometric_foa(grid, blend, foa.sample_rate, foa.channels[0].size(), seed);
+        grid_geometric_foa(grid, blend, foa.sample_rate, foa.channels[0].size(), blend_seed(blend));
     for (size_t c = 0; c < 4; ++c)
         geo.channels[c] = model[c];
     geo = auralize::rotate_foa(geo, orientation);

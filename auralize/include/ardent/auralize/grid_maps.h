@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,11 +27,16 @@ struct GridAnalysisOptions {
     std::optional<Point> source;
     double speed_of_sound = 343.0;
     int threads = 0;  // 0: every core
+    // A full-band grid: each point's IR made from its stored (wave-band) row, at `ir_rate`, on
+    // the worker threads (pipeline::grid_point_ir joins the grid's geometric part above the
+    // crossover). Empty: the row as stored, at the grid's rate.
+    std::function<std::vector<float>(size_t point, const std::vector<float>& row)> ir_of_row;
+    double ir_rate = 0;
 };
 
 // One Analysis per grid point, in the grid's order, each analyze_ir of that point's IR at the
-// grid's sample rate. Throws InputError naming the grid file and the point for an IR that cannot
-// be analysed (silent, or no band fits).
+// grid's sample rate (or options.ir_of_row's at options.ir_rate). Throws InputError naming the grid
+// file and the point for an IR that cannot be analysed (silent, or no band fits).
 std::vector<Analysis> analyze_grid(const IrGrid& grid, const GridAnalysisOptions& options);
 
 enum class MapParameter { T20, Edt, C80, D50 };

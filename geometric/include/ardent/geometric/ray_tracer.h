@@ -78,9 +78,10 @@ std::vector<EnergyHistogram> trace_rays(const Room& room, Vec3 source,
                                         const std::atomic<bool>* stop = nullptr);
 
 // The histograms' Monte Carlo noise, taken down where the decay is smooth: each bin from time t on
-// becomes the mean over the bins within +-kSmoothingFraction t of it (at least its own). An
-// exponential decay keeps its rate (a window symmetric in time scales it by a constant near 1);
-// the early bins, where single reflections stand out, stay as they are.
+// becomes the mean over the bins within +-kSmoothingFraction t of it (at least its own), divided
+// by what that window does to the exponential decay its two halves show, so that a decay keeps
+// its rate (a plain mean over a window widening with t lengthened T20 by 1-3 %; smoothing.h); the
+// early bins, where single reflections stand out, stay as they are.
 inline constexpr double kSmoothingFraction = 0.1;
 void smooth_late_energy(EnergyHistogram& h);
 

@@ -25,6 +25,14 @@ std::array<std::vector<float>, 4> grid_geometric_foa(
     const auralize::IrGrid& grid, const std::vector<auralize::IrGrid::Weight>& blend,
     double sample_rate, size_t samples, uint64_t seed = 1);
 
+// Grid point `point`'s full-band pressure IR at `sample_rate`: its stored row `row` (the wave
+// band, at the grid's rate) resampled, joined above the crossover to the W channel that
+// grid_geometric_foa gives for the point alone, with the seed join_grid_full_band uses there:
+// the W that `ardent auralize` renders at that grid point. The row alone (resampled) for a grid
+// without a geometric part.
+std::vector<float> grid_point_ir(const auralize::IrGrid& grid, size_t point,
+                                 const std::vector<float>& row, double sample_rate);
+
 // `foa` (the grid's wave band at the listener, in the listener's frame, at foa.sample_rate) made
 // full band: each channel below the grid's crossover, the geometric part turned to `orientation`
 // above it, over foa.blend. Returns the crossover (Hz); a grid without a geometric part leaves

@@ -136,6 +136,9 @@ struct GeometricSettings {
     // 250 Hz-8 kHz in BRAS CR2, but up to 15 % in the Musikverein (12 400 m^3), where 100 000 came
     // within 1.9-4.1 % (bench_geometric, docs/benchmarks.md).
     size_t rays_for(double volume) const;
+    // The listener grid's geometric part traces this many times rays_for's rays: its rays make no
+    // visibility queries (docs/full-band.md, "The listener grid").
+    static constexpr size_t kListenerGridRayFactor = 4;
 };
 
 struct Scene {
