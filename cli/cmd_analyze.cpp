@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <numbers>
 #include <optional>
 #include <string>
 #include <vector>
@@ -126,10 +127,10 @@ void print_table(const std::string& file, int channel, int channels, const aural
                 a.bands == auralize::Bands::Octave ? "octave" : "one-third-octave");
     // A full-band IR's bands say which solver they came from.
     const bool from = crossover_hz > 0;
-    std::printf("%6s %7s %7s %7s %7s %7s %6s %6s %7s %6s%s\n", "band", "EDT", "T20", "T30", "C50",
-                "C80", "D50", "Ts", "noise", "trunc", from ? "  from" : "");
-    std::printf("%6s %7s %7s %7s %7s %7s %6s %6s %7s %6s\n", "Hz", "s", "s", "s", "dB", "dB", "",
-                "ms", "dB", "s");
+    std::printf("%6s %7s %7s %7s %7s %7s %6s %6s %6s %7s %6s%s\n", "band", "EDT", "T20", "T30",
+                "C50", "C80", "D50", "Ts", "G", "noise", "trunc", from ? "  from" : "");
+    std::printf("%6s %7s %7s %7s %7s %7s %6s %6s %6s %7s %6s\n", "Hz", "s", "s", "s", "dB", "dB",
+                "", "ms", "dB", "dB", "s");
     bool marked = false, missing = false;
     for (const auralize::BandResult& r : a.results) {
         const bool medt = r.edt_s && !r.edt_reliable, m20 = r.t20_s && !r.t20_reliable,
@@ -143,12 +144,12 @@ void print_table(const std::string& file, int channel, int channels, const aural
             from ? std::string("  ") + auralize::to_string(auralize::band_origin(
                                            r.lower_hz, r.upper_hz, crossover_hz))
                  : "";
-        std::printf("%6.0f %7s %7s %7s %7s %7s %6s %6s %7s %6.3f%s\n", r.nominal_hz,
+        std::printf("%6.0f %7s %7s %7s %7s %7s %6s %6s %6s %7s %6.3f%s\n", r.nominal_hz,
                     cell(r.edt_s, 3, 1, medt).c_str(), cell(r.t20_s, 3, 1, m20).c_str(),
                     cell(r.t30_s, 3, 1, m30).c_str(), cell(r.c50_db, 2).c_str(),
                     cell(r.c80_db, 2).c_str(), cell(r.d50, 3).c_str(),
-                    cell(r.ts_s, 1, 1000).c_str(), cell(noise, 1).c_str(), r.truncation_s,
-                    origin.c_str());
+                    cell(r.ts_s, 1, 1000).c_str(), cell(r.g_db, 1).c_str(), cell(noise, 1).c_str(),
+                    r.truncation_s, origin.c_str());
     }
     std::printf(
         "\nnoise: the noise floor in dB below the band's peak; trunc: where the decay meets "
@@ -236,7 +237,8 @@ std::string band_label(double hz) {
 void write_map_csv(const fs::path& file, const auralize::IrGrid& grid,
                    const std::vector<auralize::Analysis>& maps) {
     std::ofstream out(file);
-    out << "point,x_m,y_m,z_m,band_hz,t20_s,edt_s,c80_db,d50,t20_reliable,edt_reliable,from\n";
+    out << "point,x_m,y_m,z_m,band_hz,t20_s,edt_s,c80_db,d50,t20_reliable,edt_reliable,from,"
+           "g_db\n";
     const auralize::GridGeometric* g = grid.geometric();
     const auto from = [&](const auralize::BandResult& r) {
         return g ? auralize::to_string(
@@ -253,10 +255,11 @@ void write_map_csv(const fs::path& file, const auralize::IrGrid& grid,
     for (size_t i = 0; i < maps.size(); ++i) {
         const auto& p = grid.positions()[i];
         for (const auralize::BandResult& r : maps[i].results) {
-            std::snprintf(line, sizeof line, "%zu,%.6f,%.6f,%.6f,%s,%s,%s,%s,%s,%d,%d,%s\n", i,
+            std::snprintf(line, sizeof line, "%zu,%.6f,%.6f,%.6f,%s,%s,%s,%s,%s,%d,%d,%s,%s\n", i,
                           p[0], p[1], p[2], band_label(r.nominal_hz).c_str(), num(r.t20_s).c_str(),
                           num(r.edt_s).c_str(), num(r.c80_db).c_str(), num(r.d50).c_str(),
-                          r.t20_reliable ? 1 : 0, r.edt_reliable ? 1 : 0, from(r));
+                          r.t20_reliable ? 1 : 0, r.edt_reliable ? 1 : 0, from(r),
+                          num(r.g_db).c_str());
             out << line;
         }
     }
@@ -319,6 +322,7 @@ int run_map(const MapOpts& o) {
     std::string onset = "ISO 3382-1's rule at each point", band = "no band limit";
     if (prov) {
         options.source = prov->source;
+        options.free_field_10m = 1 / (40 * std::numbers::pi);  // Ardent's IR convention
         options.speed_of_sound = prov->speed_of_sound;
         options.max_frequency_hz = prov->flat_to_hz;
         onset = "each point's distance to source " + grid.source() + " at " +
@@ -403,7 +407,7 @@ Action add_analyze(CLI::App& app) {
     auto o = std::make_shared<Opts>();
     cmd->add_option("IR", o->file, "Impulse response (WAV, FLAC, Ogg, ...)");
     cmd->add_option("--map", o->map,
-                    "Listener grid (grid/<source>.h5 of ardent simulate): T20, EDT, C80 and D50 "
+                    "Listener grid (grid/<source>.h5 of ardent simulate): T20, EDT, C80, D50 and G "
                     "at every grid point, as DIR/map.csv and a PNG per parameter and band");
     cmd->add_option("-o,--output", o->out, "With --map: the folder to write (must not exist)");
     cmd->add_option("--height", o->height,
@@ -467,6 +471,8 @@ Action add_analyze(CLI::App& app) {
         double crossover_hz = 0;
         if (const auto p = o->no_result ? std::nullopt : from_result_json(o->file)) {
             options.onset_s = p->onset_s;
+            // Ardent's IR convention: a unit monopole's direct sound sums to 1 / (4 pi r).
+            options.free_field_10m = 1 / (40 * std::numbers::pi);
             options.max_frequency_hz = p->valid_to_hz;
             source = "the direct path " + p->pair + ", from " + p->note;
             band_note = "the run's IRs are flat to it (" + p->note + ")";

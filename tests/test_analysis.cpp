@@ -644,3 +644,38 @@ TEST(Analysis, JsonHasTheDocumentedKeys) {
 
 }  // namespace
 }  // namespace ardent::auralize
+
+// Strength G (ISO 3382-1) of an IR in Ardent's convention (a unit monopole's direct sound sums to
+// 1 / (4 pi r)): a free-field IR at 10 m is 0 dB in every band, at r it is 20 lg(10 / r) dB.
+// Distances and delays drawn from a printed seed.
+TEST(Analysis, StrengthOfAFreeFieldIrIsTheDistanceLaw) {
+    const unsigned seed = 2027;
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(0, 1);
+    const double fs = 48000;
+    for (int i = 0; i < 3; ++i) {
+        const double r = i == 0 ? 10.0 : 2 + 20 * u(rng);
+        const auto delay = static_cast<size_t>(r / 343 * fs);
+        std::vector<float> ir(static_cast<size_t>(fs), 0.0f);
+        ir[delay] = static_cast<float>(1 / (4 * std::numbers::pi * r));
+        ardent::auralize::AnalysisOptions o;
+        o.free_field_10m = 1 / (40 * std::numbers::pi);
+        o.onset_s = static_cast<double>(delay) / fs;
+        const auto a = ardent::auralize::analyze_ir(ir, fs, ardent::auralize::Bands::Octave, o);
+        const double want = 20 * std::log10(10 / r);
+        double worst = 0;
+        for (const auto& b : a.results) {
+            ASSERT_TRUE(b.g_db.has_value()) << b.nominal_hz;
+            worst = std::max(worst, std::abs(*b.g_db - want));
+        }
+        std::printf("seed %u: r = %.3f m: G %+.3f dB expected in every octave, worst %.4f dB off\n",
+                    seed, r, want, worst);
+        EXPECT_LT(worst, 0.05);
+    }
+    // Without the IR's scale there is no G.
+    std::vector<float> ir(4800, 0.0f);
+    ir[100] = 1;
+    const auto a = ardent::auralize::analyze_ir(ir, fs);
+    for (const auto& b : a.results)
+        EXPECT_FALSE(b.g_db.has_value());
+}

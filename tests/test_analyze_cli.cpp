@@ -305,6 +305,7 @@ TEST_F(AnalyzeCli, MapValuesAreTheAnalysesOfTheGridPointsIrs) {
         const auto& p = grid.positions()[i];
         auralize::AnalysisOptions o;
         o.max_frequency_hz = 320;
+        o.free_field_10m = 1 / (40 * std::numbers::pi);
         o.onset_s = std::hypot(p[0] - source[0], p[1] - source[1], p[2] - source[2]) / 343.0;
         expected.push_back(
             auralize::analyze_ir(grid.ir(i), grid.sample_rate(), auralize::Bands::Octave, o));
@@ -313,7 +314,8 @@ TEST_F(AnalyzeCli, MapValuesAreTheAnalysesOfTheGridPointsIrs) {
     std::string line;
     std::getline(in, line);
     EXPECT_EQ(line,
-              "point,x_m,y_m,z_m,band_hz,t20_s,edt_s,c80_db,d50,t20_reliable,edt_reliable,from");
+              "point,x_m,y_m,z_m,band_hz,t20_s,edt_s,c80_db,d50,t20_reliable,edt_reliable,from,"
+              "g_db");
     size_t rows = 0, values = 0;
     while (std::getline(in, line)) {
         std::vector<std::string> f;
@@ -321,7 +323,7 @@ TEST_F(AnalyzeCli, MapValuesAreTheAnalysesOfTheGridPointsIrs) {
         for (std::string x; std::getline(ss, x, ',');)
             f.push_back(x);
         if (line.back() == ',') f.push_back("");
-        ASSERT_EQ(f.size(), 12u) << line;
+        ASSERT_EQ(f.size(), 13u) << line;
         const size_t point = std::stoul(f[0]);
         ASSERT_LT(point, expected.size());
         const size_t band = rows % expected[point].results.size();
@@ -338,6 +340,8 @@ TEST_F(AnalyzeCli, MapValuesAreTheAnalysesOfTheGridPointsIrs) {
         }
         EXPECT_EQ(f[9], b.t20_reliable ? "1" : "0");
         EXPECT_EQ(f[11], "wave");
+        ASSERT_TRUE(b.g_db.has_value());
+        EXPECT_NEAR(std::stod(f[12]), *b.g_db, 1e-6);
         ++rows;
     }
     const size_t bands = expected[0].results.size();
@@ -402,6 +406,7 @@ TEST_F(AnalyzeCli, FullBandMapIsTheAnalysisOfEachPointsFullBandIr) {
         const auto& p = grid.positions()[i];
         auralize::AnalysisOptions o;
         o.max_frequency_hz = 0.45 * fs;
+        o.free_field_10m = 1 / (40 * std::numbers::pi);
         o.onset_s = std::hypot(p[0] - source[0], p[1] - source[1], p[2] - source[2]) / 343.0;
         expected.push_back(
             auralize::analyze_ir(ardent::pipeline::grid_point_ir(grid, i, grid.ir(i), fs), fs,
@@ -416,7 +421,7 @@ TEST_F(AnalyzeCli, FullBandMapIsTheAnalysisOfEachPointsFullBandIr) {
         std::stringstream ss(line);
         for (std::string x; std::getline(ss, x, ',');)
             f.push_back(x);
-        ASSERT_EQ(f.size(), 12u) << line;
+        ASSERT_EQ(f.size(), 13u) << line;
         const size_t point = std::stoul(f[0]);
         ASSERT_LT(point, expected.size());
         const size_t band = rows % expected[point].results.size();
@@ -431,6 +436,8 @@ TEST_F(AnalyzeCli, FullBandMapIsTheAnalysisOfEachPointsFullBandIr) {
             ++values;
         }
         geometric += f[11] == "geometric";
+        ASSERT_TRUE(b.g_db.has_value());
+        EXPECT_NEAR(std::stod(f[12]), *b.g_db, 1e-6);
         ++rows;
     }
     EXPECT_EQ(expected[0].results.back().nominal_hz, 8000);
@@ -463,6 +470,59 @@ TEST_F(AnalyzeCli, FullBandMapIsTheAnalysisOfEachPointsFullBandIr) {
     std::printf("auralize at grid point %zu vs its full-band IR: relative L2 %.2e\n", point,
                 std::sqrt(err / ref));
     EXPECT_LT(std::sqrt(err / ref), 1e-5);
+}
+
+}  // namespace
+}  // namespace ardent::test
+
+namespace ardent::test {
+namespace {
+
+// Strength G of a simulated receiver, through the files: `ardent analyze --json` of a full-band
+// receiver WAV (which reads result.json: Ardent's IR scale) gives, in the octaves 1-4 kHz of a
+// diffusely reflecting box, the diffuse-field theory's 10 lg(100 / r^2 + 31200 T / V) (Barron's
+// classical theory; T the band's T20) within 1.5 dB. Box and positions from a printed seed.
+TEST(AnalyzeStrength, SimulatedReceiversGIsTheDiffuseFieldTheorys) {
+    ScratchDir dir;
+    const unsigned seed = 45;
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(0, 1);
+    const double sx = 6 + 3 * u(rng), sy = 5 + 2 * u(rng), sz = 3 + u(rng);
+    const double src[3] = {sx * (0.2 + 0.2 * u(rng)), sy * (0.3 + 0.4 * u(rng)), 1.5};
+    const double rec[3] = {sx * (0.6 + 0.2 * u(rng)), sy * (0.3 + 0.4 * u(rng)), 1.2};
+    char scene[1024];
+    std::snprintf(
+        scene, sizeof scene,
+        R"({"format": "ardent-scene/1", "name": "g box", "geometry": {"box": [%.3f, %.3f, %.3f]},
+  "materials": {"wall": {"absorption": 0.12, "scattering": 0.8}}, "surfaces": {"*": "wall"},
+  "sources": [{"name": "S1", "position": [%.3f, %.3f, %.3f]}],
+  "receivers": [{"name": "R1", "position": [%.3f, %.3f, %.3f]}],
+  "simulation": {"max_frequency": 300, "duration": 1.5, "band": "full"}})",
+        sx, sy, sz, src[0], src[1], src[2], rec[0], rec[1], rec[2]);
+    std::printf("[ case ] seed %u: %s\n", seed, scene);
+    dir.write("box.json", scene);
+    ASSERT_EQ(run_ardent("simulate box.json -o run --quiet", dir.path()).exit_code, 0);
+    const CommandResult r = run_ardent("analyze run/ir/S1_R1.wav --json", dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    std::ifstream rin(dir / "run" / "result.json");
+    const auto result = nlohmann::json::parse(rin);
+    const auto s = result["sources"][0]["cell_centre"].get<std::array<double, 3>>();
+    const auto q = result["receivers"][0]["cell_centre"].get<std::array<double, 3>>();
+    const double dist = std::hypot(s[0] - q[0], s[1] - q[1], s[2] - q[2]);
+    const double v = sx * sy * sz;
+    for (const auto& b : j["bands"]) {
+        const double hz = b["centre_hz"].get<double>();
+        if (hz < 1000 || hz > 4000) continue;
+        ASSERT_FALSE(b["g_db"].is_null()) << hz;
+        const double g = b["g_db"].get<double>(), t = b["t20_s"].get<double>();
+        const double want = 10 * std::log10(100 / (dist * dist) + 31200 * t / v);
+        std::printf(
+            "%5.0f Hz: G %+.2f dB, diffuse-field theory %+.2f dB (T20 %.3f s, r %.2f m, "
+            "V %.1f m^3)\n",
+            hz, g, want, t, dist, v);
+        EXPECT_NEAR(g, want, 1.5) << hz << " Hz";
+    }
 }
 
 }  // namespace

@@ -24,21 +24,22 @@ TEST(BrasCr2Long, ArdReverberationMatchesTheMeasurement) {
 }
 
 // Full band (docs/full-band.md): ARD to 700 Hz below its crossover (420 Hz), the geometric engine
-// above with BRAS's own scattering coefficients. Judged: T20 within 10 % and EDT within 12 % from
-// 500 Hz to 4 kHz, C80 within 1 dB from 250 Hz to 8 kHz; reported: 125 and 250 Hz (the wave
-// solver's part, near the room's Schroeder frequency: see the test above) and T20 and EDT at
-// 8 kHz. The issue's bar for EDT is 10 %: the 1 kHz EDT was 10.2 % long (docs/validation.md).
+// above with BRAS's own scattering coefficients. Each octave is the mean of its third octaves, as
+// the measured values are (bras_cr2.h).
 TEST(BrasCr2Long, FullBandMatchesTheMeasurement) {
     if (!std::filesystem::exists(bras_cr2_dir())) GTEST_SKIP() << "no " << bras_cr2_dir();
     ScratchDir dir;
     const auto bands = bras_cr2_decays("ard", 700, dir, 2.2, true);
+    // Issue 20's targets: T20 and EDT within 10 %, C80 within 1 dB, 250 Hz-8 kHz. The 250 Hz EDT
+    // (+14 % on 2026-11-27; near the room's Schroeder frequency, the wave solver's part, as in
+    // docs/validation.md check 5c) is reported, not judged.
     for (double hz : {250.0, 500.0, 1000.0, 2000.0, 4000.0, 8000.0}) {
         const Cr2Band* b = find_band(bands, hz);
         ASSERT_NE(b, nullptr) << hz << " Hz";
         EXPECT_NEAR(b->c80, b->c80_measured, 1.0) << "C80 at " << hz << " Hz";
-        if (hz < 500 || hz > 4000) continue;
         EXPECT_NEAR(b->t20 / b->t20_measured, 1.0, 0.10) << "T20 at " << hz << " Hz";
-        EXPECT_NEAR(b->edt / b->edt_measured, 1.0, 0.12) << "EDT at " << hz << " Hz";
+        if (hz < 500) continue;
+        EXPECT_NEAR(b->edt / b->edt_measured, 1.0, 0.10) << "EDT at " << hz << " Hz";
     }
 }
 

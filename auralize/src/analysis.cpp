@@ -33,8 +33,22 @@ size_t index_at(double t, double fs) {
     return static_cast<size_t>(std::max(0.0, std::round(t * fs)));
 }
 
+// The whole energy `x` leaves in `band` (its filters, `direction`), with room on either side for
+// the filters' ringing: time-reversed filtering rings before an event, and an IR whose direct
+// sound comes a few milliseconds after its first sample would lose that part in the low bands.
+double band_energy(const BandFilter& band, std::span<const float> x, double fs,
+                   Direction direction) {
+    const auto pad = static_cast<size_t>(std::ceil(std::max(0.5, 40.0 / band.lower_hz) * fs));
+    std::vector<float> padded(x.size() + 2 * pad, 0.0f);
+    std::copy(x.begin(), x.end(), padded.begin() + static_cast<long>(pad));
+    double e = 0;
+    for (double v : band_signal(band, padded, direction))
+        e += v * v;
+    return e;
+}
+
 BandResult analyze_band(const BandFilter& band, std::span<const float> ir, double onset_s,
-                        Direction direction, bool keep_curve) {
+                        Direction direction, bool keep_curve, double ir_fs, double free_field_10m) {
     BandResult r;
     r.nominal_hz = band.nominal_hz;
     r.exact_hz = band.exact_hz;
@@ -87,6 +101,14 @@ BandResult analyze_band(const BandFilter& band, std::span<const float> ir, doubl
         if (late80 > 0 && total > late80) r.c80_db = 10 * std::log10((total - late80) / late80);
         // Energy before the onset counts at time zero.
         r.ts_s = integral.moment(n0) / total;
+        if (free_field_10m > 0) {
+            // The free-field IR at 10 m is an impulse summing to free_field_10m.
+            const float impulse[] = {1.0f};
+            const double reference =
+                free_field_10m * free_field_10m * band_energy(band, impulse, ir_fs, direction);
+            const double energy = band_energy(band, ir, ir_fs, direction);
+            if (reference > 0 && energy > 0) r.g_db = 10 * std::log10(energy / reference);
+        }
     }
     return r;
 }
@@ -179,8 +201,8 @@ Analysis analyze_ir(std::span<const float> ir, double fs, Bands bands,
             fs;
     }
     for (const BandFilter& band : bank)
-        a.results.push_back(
-            analyze_band(band, ir, a.onset_s, options.direction, options.keep_decay_curves));
+        a.results.push_back(analyze_band(band, ir, a.onset_s, options.direction,
+                                         options.keep_decay_curves, fs, options.free_field_10m));
     return a;
 }
 
@@ -210,6 +232,7 @@ nlohmann::ordered_json to_json(const Analysis& a) {
         b["c80_db"] = opt(r.c80_db);
         b["d50"] = opt(r.d50);
         b["ts_s"] = opt(r.ts_s);
+        b["g_db"] = opt(r.g_db);
         b["edt_reliable"] = r.edt_reliable;
         b["t20_reliable"] = r.t20_reliable;
         b["t30_reliable"] = r.t30_reliable;

@@ -49,6 +49,7 @@ std::vector<Analysis> analyze_grid(const IrGrid& grid, const GridAnalysisOptions
                 const size_t point = first + i;
                 AnalysisOptions o;
                 o.max_frequency_hz = options.max_frequency_hz;
+                o.free_field_10m = options.free_field_10m;
                 if (options.source)
                     o.onset_s =
                         distance(grid.positions()[point], *options.source) / options.speed_of_sound;
@@ -91,6 +92,8 @@ std::string name_of(MapParameter parameter) {
             return "c80";
         case MapParameter::D50:
             return "d50";
+        case MapParameter::G:
+            return "g";
     }
     return "";
 }
@@ -101,6 +104,7 @@ std::string unit_of(MapParameter parameter) {
         case MapParameter::Edt:
             return "s";
         case MapParameter::C80:
+        case MapParameter::G:
             return "dB";
         case MapParameter::D50:
             return "";
@@ -118,6 +122,8 @@ std::optional<double> value_of(const BandResult& band, MapParameter parameter) {
             return band.c80_db;
         case MapParameter::D50:
             return band.d50;
+        case MapParameter::G:
+            return band.g_db;
     }
     return std::nullopt;
 }

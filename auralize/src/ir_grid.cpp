@@ -131,7 +131,8 @@ void all_finite(const std::vector<T>& v, const std::string& what, const fs::path
 
 // Group /geometric of a full-band grid (format 4), checked whole: shapes that agree, finite
 // values, increasing bin edges from 0, paths of each point in order, cells that exist.
-GridGeometric read_geometric(hid_t f, size_t points, double budget, const fs::path& file) {
+GridGeometric read_geometric(hid_t f, size_t points, double duration, double budget,
+                             const fs::path& file) {
     H5Handle g(H5Gopen2(f, "geometric", H5P_DEFAULT), H5Gclose);
     if (g.id < 0) bad(file, "/geometric cannot be opened");
     GridGeometric out;
@@ -153,6 +154,9 @@ GridGeometric read_geometric(hid_t f, size_t points, double budget, const fs::pa
     for (size_t k = 0; k < bins; ++k)
         if (!(out.bin_edges[k + 1] > out.bin_edges[k]))
             bad(file, "/geometric/bin_edges do not increase");
+    // The envelopes end with the IRs (the last bin may reach 5 % past them).
+    if (out.bin_edges.back() > 1.1 * duration + 0.05)
+        bad(file, "/geometric/bin_edges reach past the IRs' duration");
     std::vector<hsize_t> dc{0, 3};
     const auto centres =
         read_array<double>(g.id, "cell_centre", H5T_NATIVE_DOUBLE, dc, budget, file);
@@ -369,7 +373,8 @@ void IrGrid::open(const fs::path& file) {
         index_[pack(q[0], q[1], q[2])] = i;
     }
     if (*format == "ardent-grid/4" && H5Lexists(f, "geometric", H5P_DEFAULT) > 0)
-        geometric_ = read_geometric(f, positions_.size(), budget, file);
+        geometric_ = read_geometric(f, positions_.size(),
+                                    static_cast<double>(samples_) / sample_rate_, budget, file);
 }
 
 IrGrid::~IrGrid() {

@@ -263,4 +263,15 @@ void Project::set_simulation(const SimulationSettings& settings, int listener_gr
     apply(next, tr("Change simulation settings"));
 }
 
+void Project::set_simulation_spacing(const SimulationSettings& settings, double spacing_m) {
+    Scene next = scene_;
+    next.simulation = settings;
+    const double now = scene_.listener_grid_cells() * scene_.simulation.cell_size();
+    if (std::abs(spacing_m - now) > 1e-6 * std::max(1.0, now)) {
+        next.listener_grid_every = 0;
+        next.listener_grid_spacing_m = spacing_m > 0 ? spacing_m : 0;
+    }
+    apply(next, tr("Change simulation settings"));
+}
+
 }  // namespace ardent::editor

@@ -67,6 +67,10 @@ class Project : public QObject {
     void rename_emitter(EmitterKind kind, size_t index, const std::string& name);
     void remove_emitter(EmitterKind kind, size_t index);
     void set_simulation(const SimulationSettings& settings, int listener_grid_every);
+    // The same with the listener grid in metres (0: none): the scene keeps its grid as given
+    // (cells or metres) while `spacing_m` is the spacing that grid has now, and stores
+    // `spacing_m` otherwise.
+    void set_simulation_spacing(const SimulationSettings& settings, double spacing_m);
 
     // Used by the undo commands.
     void restore(const Scene& scene);

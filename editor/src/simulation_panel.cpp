@@ -64,17 +64,21 @@ SimulationPanel::SimulationPanel(Project* project, QWidget* parent)
     duration_->setDecimals(2);
     duration_->setSuffix(" s");
     duration_->setSingleStep(0.1);
-    grid_ = new QSpinBox(this);
-    grid_->setRange(0, 1024);
+    grid_ = new QDoubleSpinBox(this);
+    grid_->setRange(0, 1000);
+    grid_->setDecimals(2);
+    grid_->setSingleStep(0.25);
+    grid_->setSuffix(" m");
     grid_->setSpecialValueText(tr("off"));
     grid_->setToolTip(
-        tr("Record an impulse response every N cells (the listener grid that the "
-           "audition panel moves across); off: receivers only"));
+        tr("Metres between the listener grid's points (the grid that the audition panel moves "
+           "across and maps are drawn on), rounded to whole simulation cells; off: receivers "
+           "only. A scene that gives its grid in cells keeps it so until this is edited."));
     form->addRow(tr("Solver"), solver_);
     form->addRow(tr("Device"), device_);
     form->addRow(tr("Max frequency"), frequency_);
     form->addRow(tr("Duration"), duration_);
-    form->addRow(tr("Listener grid every"), grid_);
+    form->addRow(tr("Listener grid spacing"), grid_);
     layout->addLayout(form);
 
     estimate_label_ = new QLabel(this);
@@ -121,9 +125,8 @@ SimulationPanel::SimulationPanel(Project* project, QWidget* parent)
 
     for (QComboBox* c : {solver_, device_})
         connect(c, &QComboBox::currentTextChanged, this, &SimulationPanel::settings_edited);
-    for (QDoubleSpinBox* b : {frequency_, duration_})
+    for (QDoubleSpinBox* b : {frequency_, duration_, grid_})
         connect(b, &QDoubleSpinBox::editingFinished, this, &SimulationPanel::settings_edited);
-    connect(grid_, &QSpinBox::editingFinished, this, &SimulationPanel::settings_edited);
     connect(run_, &QPushButton::clicked, this, &SimulationPanel::run_clicked);
     connect(cancel_, &QPushButton::clicked, this, &SimulationPanel::cancel);
     connect(live_, &QCheckBox::toggled, this, [this](bool on) { runner_.set_live_slices(on); });
@@ -178,7 +181,10 @@ void SimulationPanel::load_from_scene() {
         device_->setCurrentText(to_qstring(s.simulation.device));
         frequency_->setValue(s.simulation.max_frequency);
         duration_->setValue(s.simulation.duration);
-        grid_->setValue(s.listener_grid_cells());
+        // The spacing the grid has: as given in metres, or its cells times the cell size.
+        grid_->setValue(s.listener_grid_spacing_m > 0
+                            ? s.listener_grid_spacing_m
+                            : s.listener_grid_cells() * s.simulation.cell_size());
     }
     updating_ = false;
     if (project_->has_scene()) {
@@ -194,14 +200,21 @@ void SimulationPanel::settings_edited() {
     st.device = to_std(device_->currentText());
     st.max_frequency = frequency_->value();
     st.duration = duration_->value();
-    const int every = grid_->value();
-    if (st.solver == project_->scene().simulation.solver &&
-        st.device == project_->scene().simulation.device &&
-        st.max_frequency == project_->scene().simulation.max_frequency &&
-        st.duration == project_->scene().simulation.duration &&
-        every == project_->scene().listener_grid_cells())
+    const Scene& scene = project_->scene();
+    const double spacing = grid_->value();
+    const double shown = scene.listener_grid_spacing_m > 0
+                             ? scene.listener_grid_spacing_m
+                             : scene.listener_grid_cells() * scene.simulation.cell_size();
+    // The field shows two decimals: a value it rounded is not an edit.
+    const bool grid_same = std::abs(spacing - shown) < 0.005;
+    if (st.solver == scene.simulation.solver && st.device == scene.simulation.device &&
+        st.max_frequency == scene.simulation.max_frequency &&
+        st.duration == scene.simulation.duration && grid_same)
         return;
-    project_->set_simulation(st, every);
+    if (grid_same)  // the grid stays as the scene gives it, in cells or metres
+        project_->set_simulation(st, scene.listener_grid_cells());
+    else
+        project_->set_simulation_spacing(st, spacing);
 }
 
 void SimulationPanel::show_estimate(const SceneEstimate& e) {

@@ -51,7 +51,7 @@ class SimulationPanel : public QWidget {
     QComboBox* solver_box() { return solver_; }
     QDoubleSpinBox* frequency_box() { return frequency_; }
     QDoubleSpinBox* duration_box() { return duration_; }
-    QSpinBox* grid_box() { return grid_; }
+    QDoubleSpinBox* grid_box() { return grid_; }
     QLabel* estimate_label() { return estimate_label_; }
     QLabel* slice_label() { return slice_; }
     QLabel* run_warnings_label() { return run_warnings_; }
@@ -90,7 +90,7 @@ class SimulationPanel : public QWidget {
     SceneEstimate estimate_;
     QComboBox *solver_, *device_;
     QDoubleSpinBox *frequency_, *duration_;
-    QSpinBox* grid_;
+    QDoubleSpinBox* grid_;
     QLabel *estimate_label_, *warning_, *eta_, *run_warnings_, *slice_, *slice_caption_;
     QProgressBar* progress_;
     QPushButton *run_, *cancel_;

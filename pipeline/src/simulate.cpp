@@ -20,6 +20,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <numbers>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -145,6 +146,7 @@ json room_acoustics(const std::vector<float>& ir, int fs, double flat_to_hz, dou
         auralize::AnalysisOptions o;
         o.max_frequency_hz = flat_to_hz;
         o.onset_s = direct_s;
+        o.free_field_10m = 1 / (40 * std::numbers::pi);  // the IR convention: strength G
         const auralize::Analysis a =
             auralize::analyze_ir(std::span<const float>(ir), fs, auralize::Bands::Octave, o);
         j["iso3382"] = auralize::to_json(a);

@@ -232,6 +232,40 @@ class TestEditor : public QObject {
         QVERIFY(!sim->last_estimate().partition_boxes.empty());
     }
 
+    // The listener grid in metres: a bundled scene's grid in cells shows its spacing (cells times
+    // the cell size); editing the field stores metres, which then stay when max_frequency
+    // changes (the cells follow); "off" removes the grid.
+    void listenerGridSpacingIsInMetres() {
+        MainWindow w;
+        QVERIFY(w.open_path(data("scenes/lshape.json")));
+        auto* sim = w.simulation();
+        const ardent::Scene& before = w.project()->scene();
+        QVERIFY(before.listener_grid_every > 0);
+        QCOMPARE(sim->grid_box()->suffix(), QString(" m"));
+        QVERIFY(std::abs(sim->grid_box()->value() -
+                         before.listener_grid_every * before.simulation.cell_size()) < 0.006);
+        // Editing another setting keeps the grid as the scene gives it (cells).
+        sim->duration_box()->setValue(before.simulation.duration + 0.1);
+        emit sim->duration_box()->editingFinished();
+        QCOMPARE(w.project()->scene().listener_grid_spacing_m, 0.0);
+        QVERIFY(w.project()->scene().listener_grid_every > 0);
+        sim->grid_box()->setValue(1.5);
+        emit sim->grid_box()->editingFinished();
+        const ardent::Scene& edited = w.project()->scene();
+        QCOMPARE(edited.listener_grid_every, 0);
+        QCOMPARE(edited.listener_grid_spacing_m, 1.5);
+        const int cells = edited.listener_grid_cells();
+        sim->frequency_box()->setValue(edited.simulation.max_frequency * 2);
+        emit sim->frequency_box()->editingFinished();
+        QCOMPARE(w.project()->scene().listener_grid_spacing_m, 1.5);
+        QCOMPARE(sim->grid_box()->value(), 1.5);
+        QVERIFY(w.project()->scene().listener_grid_cells() >= 2 * cells - 1);
+        sim->grid_box()->setValue(0);
+        emit sim->grid_box()->editingFinished();
+        QCOMPARE(w.project()->scene().listener_grid_cells(), 0);
+        QCOMPARE(sim->grid_box()->text(), QString("off"));
+    }
+
     void runToCompletionShowsResults() {
         const QString scene = tmp_.filePath("tiny.json");
         write_file(scene, small_scene(0.15));

@@ -25,6 +25,9 @@ struct BandResult {
     // Parameters; empty when the band's decay does not allow them (the decay curve does not
     // reach the end of the evaluation range before the noise, or the band carries no energy).
     std::optional<double> edt_s, t20_s, t30_s, c50_db, c80_db, d50, ts_s;
+    // Strength G (ISO 3382-1): the band's energy over a free-field IR's at 10 m from the same
+    // source, in dB; only for an IR whose scale is known (AnalysisOptions::free_field_10m).
+    std::optional<double> g_db;
     // T20 / T30 were measured with the dynamic range ISO 3382-1 asks for: the band's peak at
     // least 35 / 45 dB above its noise floor, so that the end of the evaluation range (-25 /
     // -35 dB) lies 10 dB above the noise. The EDT is held to the same rule, 20 dB for its range
@@ -68,6 +71,11 @@ struct AnalysisOptions {
     // The direct sound's arrival in seconds from the first sample, when it is known (a simulated
     // IR: the source-receiver distance over the speed of sound); < 0: ISO 3382-1's rule.
     double onset_s = -1;
+    // The free-field IR at 10 m from the source, in the IR's own units, as the sum of its
+    // samples (its spectrum's level): an Ardent IR (docs/output-format.md: a unit monopole's
+    // direct sound sums to 1 / (4 pi r)) has 1 / (40 pi). Then each band's strength G is its
+    // energy over that impulse's through the same band filter. 0: unknown, no G.
+    double free_field_10m = 0;
     // Keep each band's decay curve in BandResult::decay_db (for plots: the editor's energy decay
     // curves are then exactly the ones the parameters come from).
     bool keep_decay_curves = false;
@@ -83,7 +91,8 @@ Analysis analyze_ir(std::span<const float> ir, double fs, Bands bands = Bands::O
 // {"sample_rate", "band_type": "octave" | "third", "length_s", "onset_s", "onset_from":
 // "given" | "iso-3382-1", "valid_to_hz" (null: no limit), "bands": [...]}: one
 // object per band with "centre_hz" (nominal), "exact_centre_hz", "edt_s", "t20_s", "t30_s",
-// "c50_db", "c80_db", "d50", "ts_s" (null where not measurable), "edt_reliable", "t20_reliable",
+// "c50_db", "c80_db", "d50", "ts_s", "g_db" (null where not measurable or, for G, where the IR's
+// scale is not known), "edt_reliable", "t20_reliable",
 // "t30_reliable",
 // "noise_floor_db" (null for no noise), "truncation_s", "truncation_converged". Keys in
 // docs/analysis.md.

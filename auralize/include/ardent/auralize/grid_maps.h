@@ -26,6 +26,8 @@ struct GridAnalysisOptions {
     // speed_of_sound (as `analyze` takes a simulated receiver's); otherwise ISO 3382-1's rule.
     std::optional<Point> source;
     double speed_of_sound = 343.0;
+    // AnalysisOptions::free_field_10m for every point (strength G); 0: no G.
+    double free_field_10m = 0;
     int threads = 0;  // 0: every core
     // A full-band grid: each point's IR made from its stored (wave-band) row, at `ir_rate`, on
     // the worker threads (pipeline::grid_point_ir joins the grid's geometric part above the
@@ -39,11 +41,11 @@ struct GridAnalysisOptions {
 // file and the point for an IR that cannot be analysed (silent, or no band fits).
 std::vector<Analysis> analyze_grid(const IrGrid& grid, const GridAnalysisOptions& options);
 
-enum class MapParameter { T20, Edt, C80, D50 };
-inline constexpr MapParameter kMapParameters[] = {MapParameter::T20, MapParameter::Edt,
-                                                  MapParameter::C80, MapParameter::D50};
-std::string name_of(MapParameter parameter);  // "t20", "edt", "c80", "d50"
-std::string unit_of(MapParameter parameter);  // "s", "s", "dB", ""
+enum class MapParameter { T20, Edt, C80, D50, G };
+inline constexpr MapParameter kMapParameters[] = {
+    MapParameter::T20, MapParameter::Edt, MapParameter::C80, MapParameter::D50, MapParameter::G};
+std::string name_of(MapParameter parameter);  // "t20", "edt", "c80", "d50", "g"
+std::string unit_of(MapParameter parameter);  // "s", "s", "dB", "", "dB"
 // The band's value of `parameter`; empty where the band does not allow it.
 std::optional<double> value_of(const BandResult& band, MapParameter parameter);
 
