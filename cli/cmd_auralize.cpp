@@ -244,7 +244,8 @@ Action add_auralize(CLI::App& app) {
         std::vector<std::vector<float>> irs;
         auralize::ChannelRole role = auralize::ChannelRole::Speakers;
         bool binaural = false;
-        std::optional<auralize::FoaIr> foa;
+        std::optional<auralize::FoaIr> foa;                    // a grid's, in the listener's frame
+        std::optional<std::vector<std::vector<float>>> ambix;  // an AmbiX IR file's, likewise
         if (grid_input) {
             const auralize::IrGrid grid(ir_path);
             if (!listener)
@@ -300,32 +301,33 @@ Action add_auralize(CLI::App& app) {
                 std::printf("IR resampled from %d Hz to %.0f Hz (the dry signal's rate)\n",
                             ir.sample_rate, fs);
             const bool to_binaural = o->binaural || !o->hrtf.empty();
-            if ((o->ambisonics || to_binaural) && ir.channels != 4)
+            const int order = ir.channels == 4    ? 1
+                              : ir.channels == 9  ? 2
+                              : ir.channels == 16 ? 3
+                                                  : 0;
+            if ((o->ambisonics || to_binaural) && order == 0)
                 throw InputError(std::string(o->ambisonics ? "--ambisonics"
                                              : o->binaural ? "--binaural"
                                                            : "--hrtf") +
                                  " needs directions: " + quoted(ir_path) + " has " +
                                  std::to_string(ir.channels) +
-                                 " channel(s); give a 4-channel AmbiX IR, or a listener grid "
-                                 "(.h5) with --listener");
+                                 " channel(s); give a 4-channel AmbiX IR (or 9 or 16 channels: "
+                                 "second or third order), or a listener grid (.h5) with "
+                                 "--listener");
             if (o->ambisonics || to_binaural) {
-                // The file's dipoles lie along the model's axes; the listener hears them in its
-                // own frame, as a grid's are encoded.
-                auralize::FoaIr model_axes;
-                model_axes.sample_rate = fs;
-                for (size_t c = 0; c < 4; ++c)
-                    model_axes.channels[c] = std::move(irs[c]);
-                foa = auralize::rotate_foa(model_axes, orientation);
+                // The file's axes are the model's; the listener hears it in its own frame, as a
+                // grid's are encoded.
+                auto turned = auralize::rotate_ambix(irs, orientation);
                 const auralize::ListenerAxes axes = auralize::listener_axes(orientation);
                 std::printf(
-                    "AmbiX IR (W, Y, Z, X along the model's axes) turned to the listener's "
-                    "orientation: facing %s, up %s\n",
-                    fmt_point(axes.front).c_str(), fmt_point(axes.up).c_str());
+                    "AmbiX IR of order %d (ACN, SN3D, along the model's axes) turned to the "
+                    "listener's orientation: facing %s, up %s\n",
+                    order, fmt_point(axes.front).c_str(), fmt_point(axes.up).c_str());
                 if (o->ambisonics) {
-                    irs.assign(foa->channels.begin(), foa->channels.end());
+                    irs = std::move(turned);
                     role = auralize::ChannelRole::AmbiX;
-                    foa.reset();
                 } else {
+                    ambix = std::move(turned);
                     binaural = true;
                 }
             }
@@ -334,18 +336,24 @@ Action add_auralize(CLI::App& app) {
             const fs::path sofa =
                 o->hrtf.empty() ? auralize::HrtfSet::default_file() : fs::path(o->hrtf);
             const auralize::HrtfSet hrtf(sofa, fs);
-            const auto decoder = auralize::make_foa_binaural_decoder(hrtf);
-            const auto ears = auralize::binaural_ir(*foa, decoder);
+            int order = 1;
+            std::array<std::vector<float>, 2> ears;
+            if (ambix) {
+                order = ambix->size() == 16 ? 3 : ambix->size() == 9 ? 2 : 1;
+                ears =
+                    auralize::binaural_ir(*ambix, fs, auralize::make_binaural_decoder(hrtf, order));
+            } else {
+                ears = auralize::binaural_ir(*foa, auralize::make_foa_binaural_decoder(hrtf));
+            }
             irs.assign(ears.begin(), ears.end());
             role = auralize::ChannelRole::Speakers;
-            std::printf(
-                "binaural: HRTF set %s (%s), first-order decoding, diffuse-field "
-                "equalised\n",
-                hrtf.description().c_str(), sofa.c_str());
+            static const char* const kOrder[] = {"", "first", "second", "third"};
+            std::printf("binaural: HRTF set %s (%s), %s-order decoding, diffuse-field equalised\n",
+                        hrtf.description().c_str(), sofa.c_str(), kOrder[order]);
         }
 
         // ---- render, level, write ---------------------------------------------------------------
-        const auto pairing = foa || role == auralize::ChannelRole::AmbiX
+        const auto pairing = foa || ambix || role == auralize::ChannelRole::AmbiX
                                  ? auralize::Pairing::MonoSource
                                  : auralize::Pairing::ByChannel;
         // Measured FFT plans convolve up to twice as fast as estimated ones, but measuring a large

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "ardent/preprocess/ambix.h"
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/number_text.h"
 #include "fftw_plan.h"
@@ -114,6 +115,65 @@ FoaIr rotate_foa(const FoaIr& model_axes, const Orientation& orientation) {
     if (axes.front == Point{1, 0, 0} && axes.left == Point{0, 1, 0} && axes.up == Point{0, 0, 1})
         return out;
     set_dipoles(out, axes, ch[kX], ch[kY], ch[kZ]);
+    return out;
+}
+
+std::vector<std::vector<float>> rotate_ambix(const std::vector<std::vector<float>>& model_axes,
+                                             const Orientation& orientation) {
+    int order = -1;
+    for (int n = 0; n <= kMaxAmbisonicOrder; ++n)
+        if (ambisonic_channels(n) == model_axes.size()) order = n;
+    if (order < 0)
+        throw std::invalid_argument("rotate_ambix: " + std::to_string(model_axes.size()) +
+                                    " channels are not an AmbiX order's (4, 9 or 16)");
+    for (const auto& c : model_axes)
+        if (c.size() != model_axes[0].size())
+            throw std::invalid_argument("rotate_ambix: the channels' lengths differ");
+    const ListenerAxes axes = listener_axes(orientation);
+    // The identity is a copy (as rotate_foa's), not a quadrature's near-identity.
+    if (axes.front == Point{1, 0, 0} && axes.left == Point{0, 1, 0} && axes.up == Point{0, 0, 1})
+        return model_axes;
+    if (order <= 1) {
+        if (order == 0) return model_axes;
+        FoaIr foa;
+        for (size_t c = 0; c < 4; ++c)
+            foa.channels[c] = model_axes[c];
+        const FoaIr turned = rotate_foa(foa, orientation);
+        return {turned.channels.begin(), turned.channels.end()};
+    }
+    // M[j][i] = (2n + 1) / Q sum_q Y_j(T u_q) Y_i(u_q) within each order n, T the model-to-
+    // listener rotation; SN3D channels of order n have a mean square of 1 / (2n + 1).
+    const size_t channels = model_axes.size();
+    constexpr size_t kQuadrature = 4000;
+    std::vector<double> m(channels * channels, 0.0);
+    const double golden = std::numbers::pi * (3 - std::sqrt(5.0));
+    std::vector<double> yu(channels), yt(channels);
+    for (size_t q = 0; q < kQuadrature; ++q) {
+        const double z = 1 - (2 * static_cast<double>(q) + 1) / kQuadrature;
+        const double r = std::sqrt(1 - z * z), phi = golden * static_cast<double>(q);
+        const Vec3 u{r * std::cos(phi), r * std::sin(phi), z};
+        const Vec3 t{axes.front[0] * u.x + axes.front[1] * u.y + axes.front[2] * u.z,
+                     axes.left[0] * u.x + axes.left[1] * u.y + axes.left[2] * u.z,
+                     axes.up[0] * u.x + axes.up[1] * u.y + axes.up[2] * u.z};
+        for (size_t c = 0; c < channels; ++c) {
+            yu[c] = ambix_gain(c, u);
+            yt[c] = ambix_gain(c, t);
+        }
+        for (size_t j = 0; j < channels; ++j)
+            for (size_t i = 0; i < channels; ++i)
+                if (ambisonic_order_of_channel(i) == ambisonic_order_of_channel(j))
+                    m[j * channels + i] += yt[j] * yu[i];
+    }
+    std::vector<std::vector<float>> out(channels, std::vector<float>(model_axes[0].size(), 0.0f));
+    for (size_t j = 0; j < channels; ++j) {
+        const double scale = (2.0 * ambisonic_order_of_channel(j) + 1) / kQuadrature;
+        for (size_t i = 0; i < channels; ++i) {
+            const double g = m[j * channels + i] * scale;
+            if (std::abs(g) < 1e-9) continue;
+            for (size_t k = 0; k < out[j].size(); ++k)
+                out[j][k] += static_cast<float>(g * static_cast<double>(model_axes[i][k]));
+        }
+    }
     return out;
 }
 

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "ardent/auralize/fft_convolution.h"
+#include "ardent/preprocess/ambix.h"
 #include "fftw_plan.h"
 
 namespace ardent::auralize {
@@ -70,22 +71,70 @@ std::vector<Point> sphere(size_t count) {
     return out;
 }
 
-// Plane-wave encoding gains of a direction in ACN order: W, Y, Z, X (SN3D).
-std::array<double, 4> encode(const Point& u) {
-    return {1.0, u[1], u[2], u[0]};
+// Plane-wave encoding gains of a direction in ACN order up to `channels` (SN3D, ambix.h).
+std::vector<double> encode(const Point& u, size_t channels) {
+    std::vector<double> e(channels);
+    for (size_t acn = 0; acn < channels; ++acn)
+        e[acn] = ambix_gain(acn, Vec3{u[0], u[1], u[2]});
+    return e;
+}
+
+// Legendre polynomial P_n(x), n <= 3.
+double legendre(int n, double x) {
+    switch (n) {
+        case 0:
+            return 1;
+        case 1:
+            return x;
+        case 2:
+            return 0.5 * (3 * x * x - 1);
+        default:
+            return 0.5 * (5 * x * x * x - 3 * x);
+    }
+}
+
+// The decoder's loudspeakers and max-rE order weights: first order the cube's corners with the
+// dipoles weighted by 1/sqrt(3); order N >= 2 a Fibonacci sphere of 2 (N + 1)^2 points (enough
+// for the order's spherical harmonics to be sampled without aliasing; (N + 1)^2 of them and their
+// mirror images across the median plane) with weights P_n(r_E),
+// r_E = cos(137.9 degrees / (N + 1.51)) (Zotter and Frank, Ambisonics, 2019, section 4.7).
+struct Layout {
+    std::vector<Point> speakers;
+    std::vector<double> order_weight;  // per order n
+};
+
+Layout layout_for(int order) {
+    Layout l;
+    if (order == 1) {
+        const double c = 1 / std::sqrt(3.0);
+        for (double x : {c, -c})
+            for (double y : {c, -c})
+                for (double z : {c, -c})
+                    l.speakers.push_back({x, y, z});
+        l.order_weight = {1.0, 1 / std::sqrt(3.0)};
+        return l;
+    }
+    // Left-right symmetric (each point and its mirror across the median plane), so that a source
+    // in front is decoded the same at both ears.
+    for (const Point& p : sphere(ambisonic_channels(order))) {
+        l.speakers.push_back(p);
+        l.speakers.push_back({p[0], -p[1], p[2]});
+    }
+    const double re = std::cos(137.9 * std::numbers::pi / 180 / (order + 1.51));
+    for (int n = 0; n <= order; ++n)
+        l.order_weight.push_back(legendre(n, re));
+    return l;
 }
 
 }  // namespace
 
-FoaBinauralDecoder make_foa_binaural_decoder(const HrtfSet& hrtf) {
-    // Cube corners; max-rE first order in 3D weights the dipoles by 1/sqrt(3).
-    std::vector<Point> speakers;
-    const double c = 1 / std::sqrt(3.0);
-    for (double x : {c, -c})
-        for (double y : {c, -c})
-            for (double z : {c, -c})
-                speakers.push_back({x, y, z});
-    const double g1 = 1 / std::sqrt(3.0), count = static_cast<double>(speakers.size());
+AmbisonicBinauralDecoder make_binaural_decoder(const HrtfSet& hrtf, int order) {
+    if (order < 1 || order > kMaxAmbisonicOrder)
+        throw std::invalid_argument("make_binaural_decoder: order must be 1 to 3");
+    const Layout layout = layout_for(order);
+    const std::vector<Point>& speakers = layout.speakers;
+    const size_t channels = ambisonic_channels(order);
+    const double count = static_cast<double>(speakers.size());
 
     std::vector<std::array<std::vector<float>, 2>> hrirs;
     size_t longest = 0;
@@ -98,18 +147,24 @@ FoaBinauralDecoder make_foa_binaural_decoder(const HrtfSet& hrtf) {
         n *= 2;
     const size_t bins = n / 2 + 1;
 
-    // Decoder responses D[acn][ear](f) = sum_l gain(acn, l) H_l,ear(f) with
-    // s_l = (W + 3 g1 u_l . (X, Y, Z)) / L.
-    std::array<std::array<Spectrum, 2>, 4> d;
+    // Decoder responses D[acn][ear](f) = sum_l gain(acn, l) H_l,ear(f) with the speaker feeds
+    // s_l = sum_acn (2n + 1) g_n Y_acn(u_l) a_acn / L (first order: (W + 3 g1 u_l . (X, Y, Z)) /
+    // L).
+    std::vector<std::array<Spectrum, 2>> d(channels);
     for (auto& acn : d)
         for (auto& ear : acn)
             ear.assign(bins, 0.0);
     for (size_t l = 0; l < speakers.size(); ++l) {
-        const auto e = encode(speakers[l]);
+        const auto e = encode(speakers[l], channels);
         for (size_t ear = 0; ear < 2; ++ear) {
             const Spectrum h = spectrum(hrirs[l][ear], n);
-            for (size_t acn = 0; acn < 4; ++acn) {
-                const double gain = (acn == 0 ? 1.0 : 3 * g1 * e[acn]) / count;
+            for (size_t acn = 0; acn < channels; ++acn) {
+                const int on = ambisonic_order_of_channel(acn);
+                const double gain =
+                    (acn == 0
+                         ? 1.0
+                         : (2 * on + 1) * layout.order_weight[static_cast<size_t>(on)] * e[acn]) /
+                    count;
                 for (size_t k = 0; k < bins; ++k)
                     d[acn][ear][k] += gain * h[k];
             }
@@ -119,11 +174,11 @@ FoaBinauralDecoder make_foa_binaural_decoder(const HrtfSet& hrtf) {
     std::vector<double> power(bins, 0.0);
     const auto dirs = sphere(kDiffuseDirections);
     for (const Point& u : dirs) {
-        const auto e = encode(u);
+        const auto e = encode(u, channels);
         for (size_t ear = 0; ear < 2; ++ear)
             for (size_t k = 0; k < bins; ++k) {
                 std::complex<double> r = 0;
-                for (size_t acn = 0; acn < 4; ++acn)
+                for (size_t acn = 0; acn < channels; ++acn)
                     r += e[acn] * d[acn][ear][k];
                 power[k] += std::norm(r);
             }
@@ -143,10 +198,12 @@ FoaBinauralDecoder make_foa_binaural_decoder(const HrtfSet& hrtf) {
     const double floor_amp = std::sqrt(mid / static_cast<double>(std::max<size_t>(mid_count, 1))) *
                              std::pow(10.0, -kMaxBoostDb / 20);
 
-    FoaBinauralDecoder out;
+    AmbisonicBinauralDecoder out;
     out.sample_rate = fs;
+    out.order = order;
     out.lead = n / 4;
-    for (size_t acn = 0; acn < 4; ++acn)
+    out.filters.resize(channels);
+    for (size_t acn = 0; acn < channels; ++acn)
         for (size_t ear = 0; ear < 2; ++ear) {
             Spectrum s = d[acn][ear];
             for (size_t k = 0; k < bins; ++k) {
@@ -162,14 +219,37 @@ FoaBinauralDecoder make_foa_binaural_decoder(const HrtfSet& hrtf) {
     return out;
 }
 
+FoaBinauralDecoder make_foa_binaural_decoder(const HrtfSet& hrtf) {
+    AmbisonicBinauralDecoder d = make_binaural_decoder(hrtf, 1);
+    FoaBinauralDecoder out;
+    out.sample_rate = d.sample_rate;
+    out.lead = d.lead;
+    for (size_t acn = 0; acn < 4; ++acn)
+        out.filters[acn] = std::move(d.filters[acn]);
+    return out;
+}
+
 std::array<std::vector<float>, 2> binaural_ir(const FoaIr& foa, const FoaBinauralDecoder& decoder) {
-    if (std::fabs(foa.sample_rate - decoder.sample_rate) > 1e-6 * decoder.sample_rate)
-        throw std::invalid_argument("binaural_ir: the FOA IR and the decoder rates differ");
+    AmbisonicBinauralDecoder d;
+    d.sample_rate = decoder.sample_rate;
+    d.order = 1;
+    d.lead = decoder.lead;
+    d.filters.assign(decoder.filters.begin(), decoder.filters.end());
+    return binaural_ir(std::vector<std::vector<float>>(foa.channels.begin(), foa.channels.end()),
+                       foa.sample_rate, d);
+}
+
+std::array<std::vector<float>, 2> binaural_ir(const std::vector<std::vector<float>>& channels,
+                                              double sample_rate,
+                                              const AmbisonicBinauralDecoder& decoder) {
+    if (std::fabs(sample_rate - decoder.sample_rate) > 1e-6 * decoder.sample_rate)
+        throw std::invalid_argument("binaural_ir: the ambisonic IR and the decoder rates differ");
+    if (channels.size() > decoder.filters.size())
+        throw std::invalid_argument("binaural_ir: the IR's order is above the decoder's");
     std::array<std::vector<float>, 2> out;
-    for (size_t acn = 0; acn < 4; ++acn) {
+    for (size_t acn = 0; acn < channels.size(); ++acn) {
         const std::span<const float> filters[] = {decoder.filters[acn][0], decoder.filters[acn][1]};
-        const auto y =
-            convolve(foa.channels[acn], std::span<const std::span<const float>>(filters));
+        const auto y = convolve(channels[acn], std::span<const std::span<const float>>(filters));
         for (size_t ear = 0; ear < 2; ++ear) {
             if (out[ear].empty()) out[ear].assign(y[ear].size(), 0.0f);
             for (size_t i = 0; i < y[ear].size(); ++i)

@@ -21,10 +21,10 @@ class FullBand {
     // Throws InputError when the crossover is above what max_frequency allows.
     FullBand(const Preprocessed& p, int threads);
 
-    // A receiver's geometric IR as first-order AmbiX channels (W, Y, Z, X; SN3D; model axes);
-    // W is its omnidirectional IR.
+    // A receiver's geometric IR as third-order AmbiX channels (ACN, SN3D, model axes: 16); W is
+    // its omnidirectional IR.
     using Ambisonic = std::vector<std::vector<float>>;
-    static constexpr int kAmbisonicOrder = 1;
+    static constexpr int kAmbisonicOrder = 3;
 
     // The source's geometric IRs, one per receiver (output.sample_rate, duration long); nullopt
     // when `stop` became true.

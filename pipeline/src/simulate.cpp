@@ -291,16 +291,15 @@ struct SourceRun {
 };
 
 // A receiver's AmbiX IR (W, Y, Z, X), one 4-channel float WAV.
-void write_ambix(const fs::path& file, const std::array<std::vector<float>, 4>& channels,
-                 int rate) {
+void write_ambix(const fs::path& file, const std::vector<std::vector<float>>& channels, int rate) {
     audio::Audio a;
     a.sample_rate = rate;
-    a.channels = 4;
-    const size_t n = channels[0].size();
-    a.samples.resize(4 * n);
+    a.channels = static_cast<int>(channels.size());
+    const size_t n = channels[0].size(), m = channels.size();
+    a.samples.resize(m * n);
     for (size_t k = 0; k < n; ++k)
-        for (size_t c = 0; c < 4; ++c)
-            a.samples[4 * k + c] = channels[c][k];
+        for (size_t c = 0; c < m; ++c)
+            a.samples[m * k + c] = channels[c][k];
     audio::write_audio(file, a, audio::WriteMode::Direct);
 }
 
@@ -663,17 +662,21 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 [&](size_t r) {
                     const auto& sig = solved.receivers[r];
                     std::vector<float> ir = delivery.deliver(std::span<const double>(sig));
-                    auto foa = receiver_foa.wave(r, solved.receivers, ir, delivery);
+                    const auto wave = receiver_foa.wave(r, solved.receivers, ir, delivery);
+                    std::vector<std::vector<float>> ambix(wave.begin(), wave.end());
                     if (full) {
-                        for (size_t c = 0; c < foa.size(); ++c)
-                            foa[c] = full->join(foa[c], geo[r][c]);
-                        ir = foa[0];  // W: the geometric W is its omnidirectional IR
+                        // Third order above the crossover: the wave solver's first order below,
+                        // its higher orders none (the geometric part's faded in).
+                        ambix.resize(geo[r].size(), std::vector<float>(ir.size(), 0.0f));
+                        for (size_t c = 0; c < ambix.size(); ++c)
+                            ambix[c] = full->join(ambix[c], geo[r][c]);
+                        ir = ambix[0];  // W: the geometric W is its omnidirectional IR
                     }
                     const std::string pair =
                         safe_name(src_name) + "_" + safe_name(p.air.receivers[r].name) + ".wav";
                     audio::write_wav_float(tmp_dir / "ir" / pair, ir, fs_out,
                                            audio::WriteMode::Direct);
-                    write_ambix(tmp_dir / "ambix" / pair, foa, fs_out);
+                    write_ambix(tmp_dir / "ambix" / pair, ambix, fs_out);
                     // The IR's time zero is the emission; both halves place the source and the
                     // receiver at their cell centres.
                     const double direct_s =
@@ -793,6 +796,9 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             {"sources", emitters(p.air.sources)},
             {"receivers", emitters(p.air.receivers)},
             {"files", files},
+            // The receivers' AmbiX files (ambix/): third order above a full-band run's crossover
+            // (first order below it), first order in a wave-band run.
+            {"ambix_order", full ? FullBand::kAmbisonicOrder : 1},
             {"acoustics", acoustics},
             {"statistics", info_json(p)},
             {"memory",

@@ -95,6 +95,14 @@ FoaIr encode_foa(std::span<const float> pressure, const std::array<std::vector<f
 // orientation (front +x, up +z) gives an exact copy. std::invalid_argument as listener_axes().
 FoaIr rotate_foa(const FoaIr& model_axes, const Orientation& orientation);
 
+// An AmbiX IR of any order up to 3 ((N + 1)^2 channels, ACN, SN3D, equal lengths) whose axes are
+// the model's, turned to the listener's frame as rotate_foa turns a first-order one: each order's
+// channels mix among themselves by the rotation's spherical-harmonic matrix (computed by
+// quadrature over 4 000 directions; first order: exactly rotate_foa's). std::invalid_argument for a
+// channel count that is no order's square, unequal lengths or a degenerate orientation.
+std::vector<std::vector<float>> rotate_ambix(const std::vector<std::vector<float>>& model_axes,
+                                             const Orientation& orientation);
+
 // At the grid point nearest `listener`: its IR as W, and the gradient: the stored one-cell
 // differences of a format-2 grid, else differences between grid points (central, one-sided where a
 // neighbour is missing). InputError naming the grid file when the listener is outside the grid

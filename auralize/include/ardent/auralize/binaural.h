@@ -1,4 +1,5 @@
-// Binaural rendering of first-order ambisonics through an HRTF set. The decoder feeds eight
+// Binaural rendering of ambisonics through an HRTF set (first order below; up to third order with
+// the same method, make_binaural_decoder). The decoder feeds eight
 // virtual loudspeakers at the corners of a cube (elevations +-35.3 degrees, inside the range that
 // common HRTF sets measure) with max-rE weights, and convolves each with its HRIR pair. Being
 // linear, it folds into one filter pair per ambisonic channel; a binaural room impulse response
@@ -32,8 +33,24 @@ struct FoaBinauralDecoder {
 
 FoaBinauralDecoder make_foa_binaural_decoder(const HrtfSet& hrtf);
 
+// The same for AmbiX of order 1 to 3 (ambix.h): first order exactly the decoder above; orders 2
+// and 3 feed 2 (N + 1)^2 virtual loudspeakers spread evenly over the sphere (a Fibonacci lattice)
+// with max-rE order weights, diffuse-field equalised the same way. filters[acn][ear].
+struct AmbisonicBinauralDecoder {
+    double sample_rate = 0;
+    int order = 1;
+    std::vector<std::array<std::vector<float>, 2>> filters;
+    size_t lead = 0;
+};
+AmbisonicBinauralDecoder make_binaural_decoder(const HrtfSet& hrtf, int order);
+
 // Left and right ear IRs: sum over ACN channels of foa.channels[acn] * filters[acn][ear], without
 // the decoder's lead. foa and the decoder must have the same sample rate (std::invalid_argument).
 std::array<std::vector<float>, 2> binaural_ir(const FoaIr& foa, const FoaBinauralDecoder& decoder);
+// An AmbiX IR of up to the decoder's order (its channels in ACN order, equal lengths, at
+// `sample_rate`).
+std::array<std::vector<float>, 2> binaural_ir(const std::vector<std::vector<float>>& channels,
+                                              double sample_rate,
+                                              const AmbisonicBinauralDecoder& decoder);
 
 }  // namespace ardent::auralize

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 
+#include "ardent/preprocess/ambix.h"
 #include "ardent/preprocess/vec.h"
 
 namespace ardent::geometric {
@@ -19,12 +20,11 @@ inline constexpr size_t kDirections = 32;
 Vec3 direction(size_t d);
 size_t nearest_direction(Vec3 unit);
 
-inline constexpr int kMaxAmbisonicOrder = 3;
+// The AmbiX convention is preprocess's (ambix.h), shared with the auralization library.
+inline constexpr int kMaxAmbisonicOrder = ardent::kMaxAmbisonicOrder;
 inline constexpr size_t ambisonic_channels(int order) {
-    return static_cast<size_t>((order + 1) * (order + 1));
+    return ardent::ambisonic_channels(order);
 }
-// ACN channel `acn` (0 .. 15) of a plane wave of unit amplitude from `unit`, SN3D: W = 1 and
-// each order n's channels have a mean square of 1 / (2n + 1) over the sphere.
-double ambix_gain(size_t acn, Vec3 unit);
+using ardent::ambix_gain;  // one function: a Vec3 finds it by argument-dependent lookup too
 
 }  // namespace ardent::geometric
