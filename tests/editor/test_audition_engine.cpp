@@ -8,8 +8,10 @@
 // Before Qt: fft_convolution.h names a parameter `signals`, which Qt defines as a keyword.
 #include "ardent/auralize/fft_convolution.h"
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <algorithm>
@@ -20,6 +22,7 @@
 
 #include "ardent/auralize/audio_io.h"
 #include "ardent/auralize/filter_bank.h"
+#include "ardent/auralize/hrtf.h"
 #include "ardent/editor/audition_engine.h"
 #include "ardent/preprocess/errors.h"
 #include "results_fixture.h"
@@ -287,6 +290,55 @@ class TestAuditionEngine : public QObject {
         qInfo("grid point %zu: 4 kHz octave %+.1f dB re the 250 Hz octave (%s)", ir.grid_point,
               high - low, ir.describe().c_str());
         QVERIFY(high - low > -30);
+    }
+
+    // At a receiver, binaural: its AmbiX IR (the fixture's run is full band: third order above
+    // the crossover) decoded as `ardent auralize --binaural` decodes it: the ears equal that
+    // command's rendering of an impulse through the same file, sample for sample.
+    void receiverBinauralIsTheCommandsRendering() {
+        AuditionEngine e;
+        e.open_results(results_);
+        if (!std::filesystem::exists(ardent::auralize::HrtfSet::default_file()))
+            QSKIP("no default SOFA set (Debian package libmysofa1)");
+        QVERIFY(e.receiver_binaural_available("S1", "R1"));
+        const AuditionIr ir = e.receiver_ir("S1", "R1", true);
+        QCOMPARE(ir.kind, AuditionIr::Kind::ReceiverBinaural);
+        QVERIFY(ir.describe().find("binaural") != std::string::npos);
+        const QString dir = tmp_.filePath("receiver-binaural");
+        QVERIFY(QDir().mkpath(dir));
+        std::vector<float> impulse(4800, 0.0f);
+        impulse[0] = 1;
+        ardent::audio::write_wav_float((dir + "/impulse.wav").toStdString(), impulse, 48000);
+        QProcess p;
+        p.setProcessChannelMode(QProcess::MergedChannels);
+        p.start(ARDENT_CLI, {"auralize", dir + "/impulse.wav",
+                             QString::fromStdString(results_) + "/ambix/S1_R1.wav", "--binaural",
+                             "--normalize", "none", "-o", dir + "/b.wav"});
+        QVERIFY(p.waitForFinished(120000));
+        QVERIFY2(p.exitCode() == 0, p.readAll().constData());
+        const auto b = ardent::audio::read_audio((dir + "/b.wav").toStdString());
+        QCOMPARE(b.channels, 2);
+        double err = 0, ref = 0;
+        for (int ear = 0; ear < 2; ++ear) {
+            const auto want = b.channel(ear);
+            const auto& got = ir.ears[static_cast<size_t>(ear)];
+            for (size_t k = 0; k < std::min(want.size(), got.size()); ++k) {
+                err += (double(got[k]) - double(want[k])) * (double(got[k]) - double(want[k]));
+                ref += double(want[k]) * double(want[k]);
+            }
+        }
+        qInfo("receiver binaural vs ardent auralize --binaural: relative L2 %.2e",
+              std::sqrt(err / ref));
+        QVERIFY(ref > 0);
+        QVERIFY(std::sqrt(err / ref) < 1e-5);
+        // The source (1, 1, 1.2) is behind and to the right of R1 (3, 2, 1.2) facing +x.
+        double left = 0, right = 0;
+        for (size_t k = 0; k < ir.ears[0].size(); ++k) {
+            left += double(ir.ears[0][k]) * double(ir.ears[0][k]);
+            right += double(ir.ears[1][k]) * double(ir.ears[1][k]);
+        }
+        qInfo("ears: right %.1f dB re left", 10 * std::log10(right / left));
+        QVERIFY(right > left);
     }
 
     // Binaural: two different ears, each the offline convolution with its ear's IR.

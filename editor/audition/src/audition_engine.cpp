@@ -60,6 +60,7 @@ struct Ramp {
 
 std::string AuditionIr::describe() const {
     if (kind == Kind::Receiver) return source + " -> " + receiver;
+    if (kind == Kind::ReceiverBinaural) return source + " -> " + receiver + ", binaural";
     return source + ", grid point " + std::to_string(grid_point) + " at " + fmt_point(position) +
            (kind == Kind::GridBinaural ? ", binaural" : "") +
            (crossover_hz > 0 ? ", full band (geometric above " +
@@ -259,8 +260,8 @@ const auralize::IrGrid* AuditionEngine::grid(const std::string& source) const {
     return nullptr;
 }
 
-AuditionIr AuditionEngine::receiver_ir(const std::string& source,
-                                       const std::string& receiver) const {
+AuditionIr AuditionEngine::receiver_ir(const std::string& source, const std::string& receiver,
+                                       bool binaural) const {
     const std::lock_guard lock(config_mutex_);
     for (const ResultPair& p : results_.pairs) {
         if (p.source != source || p.receiver != receiver) continue;
@@ -268,13 +269,47 @@ AuditionIr AuditionEngine::receiver_ir(const std::string& source,
         ir.kind = AuditionIr::Kind::Receiver;
         ir.source = source;
         ir.receiver = receiver;
-        ir.ears[0] = audio::resample_ir(std::span<const float>(p.ir), results_.sample_rate,
-                                        options_.sample_rate);
-        ir.ears[1] = ir.ears[0];
+        const double fs = options_.sample_rate;
+        if (!binaural) {
+            ir.ears[0] = audio::resample_ir(std::span<const float>(p.ir), results_.sample_rate, fs);
+            ir.ears[1] = ir.ears[0];
+            return ir;
+        }
+        // As `ardent auralize --binaural ambix/<pair>.wav` does, facing +x with +z up (the
+        // file's own axes: no turn).
+        if (p.ambix_file.empty())
+            throw InputError(quoted(results_.dir) + " has no ambisonic IR (ambix/) of " + source +
+                             " -> " + receiver + " to render binaurally");
+        const audio::Audio a = audio::read_audio(p.ambix_file);  // InputError naming the file
+        const int order = a.channels == 4 ? 1 : a.channels == 9 ? 2 : a.channels == 16 ? 3 : 0;
+        if (order == 0)
+            throw InputError(quoted(p.ambix_file) + " has " + std::to_string(a.channels) +
+                             " channels, not an AmbiX order's 4, 9 or 16");
+        std::vector<std::vector<float>> channels;
+        for (int c = 0; c < a.channels; ++c)
+            channels.push_back(
+                audio::resample_ir(std::span<const float>(a.channel(c)), a.sample_rate, fs));
+        auto& decoder = ambix_decoders_[order];
+        if (!decoder)
+            decoder = std::make_unique<auralize::AmbisonicBinauralDecoder>(
+                auralize::make_binaural_decoder(
+                    auralize::HrtfSet(auralize::HrtfSet::default_file(), fs), order));
+        ir.ears = auralize::binaural_ir(channels, fs, *decoder);
+        ir.kind = AuditionIr::Kind::ReceiverBinaural;
         return ir;
     }
     throw InputError("no impulse response " + source + " -> " + receiver + " in " +
                      quoted(results_.dir));
+}
+
+bool AuditionEngine::receiver_binaural_available(const std::string& source,
+                                                 const std::string& receiver) const {
+    const std::lock_guard lock(config_mutex_);
+    std::error_code ec;
+    if (!std::filesystem::exists(auralize::HrtfSet::default_file(), ec)) return false;
+    for (const ResultPair& p : results_.pairs)
+        if (p.source == source && p.receiver == receiver) return !p.ambix_file.empty();
+    return false;
 }
 
 AuditionIr AuditionEngine::grid_ir(const std::string& source, const auralize::Point& listener,
@@ -358,8 +393,9 @@ std::optional<AuditionIr> AuditionEngine::current_ir() const {
     return current_;
 }
 
-void AuditionEngine::select_receiver(const std::string& source, const std::string& receiver) {
-    set_ir(receiver_ir(source, receiver));
+void AuditionEngine::select_receiver(const std::string& source, const std::string& receiver,
+                                     bool binaural) {
+    set_ir(receiver_ir(source, receiver, binaural));
 }
 
 void AuditionEngine::set_listener(double x, double y, double z, bool binaural,

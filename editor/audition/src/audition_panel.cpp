@@ -126,8 +126,9 @@ AuditionPanel::AuditionPanel(QWidget* parent) : QWidget(parent) {
     }
     binaural_ = new QCheckBox(tr("Binaural (headphones)"));
     binaural_->setToolTip(
-        tr("First-order ambisonics at the grid point, decoded through the "
-           "default HRTF set (MIT KEMAR), as ardent auralize does"));
+        tr("At a grid position its first-order ambisonics, at a receiver its ambisonic IR "
+           "(third order above a full-band run's crossover), decoded through the default HRTF "
+           "set (MIT KEMAR), as ardent auralize does"));
     binaural_->setEnabled(false);
     play_ = new QPushButton(tr("Play"));
     stop_ = new QPushButton(tr("Stop"));
@@ -365,7 +366,10 @@ void AuditionPanel::onListenerChoice(int index) {
     const bool grid = d.value(0) == "grid";
     for (auto* box : xyz_)
         box->setEnabled(grid);
-    binaural_->setEnabled(grid && engine_->binaural_available());
+    const bool receiver = d.value(0) == "receiver";
+    binaural_->setEnabled((grid && engine_->binaural_available()) ||
+                          (receiver && engine_->receiver_binaural_available(
+                                           d.value(1).toStdString(), d.value(2).toStdString())));
     if (grid) {
         // Start at the grid's centre unless a position was given before.
         if (const auralize::IrGrid* g = engine_->grid(d.value(1).toStdString());
@@ -381,19 +385,26 @@ void AuditionPanel::onListenerChoice(int index) {
     }
     if (d.value(0) != "receiver") return;
     try {
-        engine_->select_receiver(d.value(1).toStdString(), d.value(2).toStdString());
+        engine_->select_receiver(d.value(1).toStdString(), d.value(2).toStdString(),
+                                 binaural_->isEnabled() && binaural_->isChecked());
     } catch (const std::exception& e) {
         showStatus(QString::fromStdString(e.what()), true);
         return;
     }
-    const QString text = listener_->itemText(index);
+    const auto current = engine_->current_ir();
+    const QString text =
+        listener_->itemText(index) +
+        (current && current->kind == AuditionIr::Kind::ReceiverBinaural ? tr(", binaural") : "");
     now_->setText(text);
     updateMakeup();
     emit listenerChanged(text);
 }
 
 void AuditionPanel::onBinaural(bool) {
-    if (gridSource()) setListenerPosition(xyz_[0]->value(), xyz_[1]->value(), xyz_[2]->value());
+    if (gridSource())
+        setListenerPosition(xyz_[0]->value(), xyz_[1]->value(), xyz_[2]->value());
+    else
+        onListenerChoice(listener_->currentIndex());  // a receiver: its binaural IR or its mono
 }
 
 void AuditionPanel::onDryChoice(int index) {

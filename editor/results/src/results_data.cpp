@@ -105,6 +105,13 @@ ResultsData read_results(const fs::path& dir) {
             }
             p.ir_file =
                 r.dir / "ir" / (file_name_part(source) + "_" + file_name_part(receiver) + ".wav");
+            {
+                std::error_code aec;
+                const fs::path ambix =
+                    r.dir / "ambix" /
+                    (file_name_part(source) + "_" + file_name_part(receiver) + ".wav");
+                if (fs::is_regular_file(ambix, aec)) p.ambix_file = ambix;
+            }
             r.pairs.push_back(std::move(p));
         }
     } catch (const json::exception& e) {

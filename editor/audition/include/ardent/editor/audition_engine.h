@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -28,7 +29,7 @@ namespace ardent::editor {
 // An impulse response ready for the convolver: two channels at the engine's rate (the same one
 // twice for a mono IR).
 struct AuditionIr {
-    enum class Kind { Receiver, GridMono, GridBinaural };
+    enum class Kind { Receiver, ReceiverBinaural, GridMono, GridBinaural };
     Kind kind = Kind::Receiver;
     std::array<std::vector<float>, 2> ears;
     std::string source, receiver;  // receiver: empty for a grid IR
@@ -87,7 +88,10 @@ class AuditionEngine {
 
     // IRs at the engine's rate. Thread-safe (serialised); InputError for an unknown pair or
     // source, or when the grid has no gradient for binaural rendering.
-    AuditionIr receiver_ir(const std::string& source, const std::string& receiver) const;
+    // Binaural: the pair's AmbiX IR (ambix/, first to third order) decoded as `ardent auralize
+    // --binaural` does, facing +x, up +z; InputError when the results have none.
+    AuditionIr receiver_ir(const std::string& source, const std::string& receiver,
+                           bool binaural = false) const;
     // The grid point nearest `listener` (the nearest of all when none lies within a grid
     // spacing), mono or binaural (facing +x, up +z, like `ardent auralize`'s defaults).
     AuditionIr grid_ir(const std::string& source, const auralize::Point& listener,
@@ -99,7 +103,10 @@ class AuditionEngine {
     std::optional<AuditionIr> current_ir() const;
 
     // Shorthands: the IR computed and set in one call.
-    void select_receiver(const std::string& source, const std::string& receiver);
+    void select_receiver(const std::string& source, const std::string& receiver,
+                         bool binaural = false);
+    // Whether the pair has an AmbiX IR to render binaurally.
+    bool receiver_binaural_available(const std::string& source, const std::string& receiver) const;
     // Grid IR of `source` (default: the current IR's source) at (x, y, z), binaural or not.
     void set_listener(double x, double y, double z, bool binaural = false,
                       const std::string& source = {});
@@ -162,6 +169,8 @@ class AuditionEngine {
     std::vector<std::unique_ptr<auralize::IrGrid>> grids_;
     std::vector<std::string> warnings_;
     std::unique_ptr<auralize::FoaBinauralDecoder> decoder_;
+    // The receivers' AmbiX decoders, per order, made when first needed.
+    mutable std::map<int, std::unique_ptr<auralize::AmbisonicBinauralDecoder>> ambix_decoders_;
     size_t max_ir_ = 0;
     bool reset_makeup_ = true;
     std::optional<AuditionIr> current_;

@@ -21,6 +21,9 @@ struct ResultPair {
     std::string source, receiver;
     std::filesystem::path ir_file;  // absolute
     std::vector<float> ir;
+    // The pair's AmbiX IR (ambix/<source>_<receiver>.wav, absolute), empty when the directory has
+    // none (runs before the receivers' ambisonics existed).
+    std::filesystem::path ambix_file;
     // The direct sound's arrival (the cell centres' distance over c, from result.json; the IR's
     // time zero is the emission), the analysis's onset; -1 when result.json does not give it.
     double direct_s = -1;
