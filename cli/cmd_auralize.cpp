@@ -1,6 +1,6 @@
 // `ardent auralize`: a dry recording through an impulse response (WAV/FLAC/Ogg, any channels) or
-// through the listener grid of `ardent simulate` at a listener position, as first-order AmbiX or
-// binaurally through a SOFA HRTF set. All checks come before any work; the output is written
+// through the listener grid of `ardent simulate` at a listener position, as AmbiX (first order
+// from a grid, up to third from an AmbiX IR file) or binaurally through a SOFA HRTF set. All checks come before any work; the output is written
 // atomically, so a failed run leaves nothing behind.
 #include <algorithm>
 #include <cctype>
@@ -152,11 +152,11 @@ Action add_auralize(CLI::App& app) {
                     "SOFA HRTF set for binaural output (default for a grid: " +
                         auralize::HrtfSet::default_file().string() + ", MIT KEMAR)");
     cmd->add_flag("--binaural", o->binaural,
-                  "Render a 4-channel AmbiX IR binaurally through the default HRTF set (a grid is "
-                  "rendered binaurally anyway)");
+                  "Render an AmbiX IR (4, 9 or 16 channels) binaurally through the default HRTF "
+                  "set (a grid is rendered binaurally anyway)");
     cmd->add_flag("--ambisonics", o->ambisonics,
-                  "Write first-order AmbiX (W, Y, Z, X; SN3D) instead of binaural (a grid or a "
-                  "4-channel AmbiX IR)");
+                  "Write AmbiX (ACN, SN3D) in the listener's frame instead of binaural (a grid: "
+                  "first order; an AmbiX IR: its own order)");
     cmd->add_option("--listener", o->listener,
                     "Listener position x,y,z in metres (model axes); needed for a grid");
     cmd->add_option("--grid-interpolation", o->grid_interpolation,
