@@ -95,5 +95,21 @@ TEST(FuzzRegressions, GridClaimingMoreThanItsFileHoldsIsRefused) {
     }
 }
 
+// fuzz_grid_reader, 2026-11-27: a full-band grid (44 KB, tests/data/fuzz/) whose /positions
+// claims a stored type that is not a float of a few bytes; HDF5 allocated over 2 GB for the
+// conversion before reading. Refused at once, naming the dataset.
+TEST(FuzzRegressions, GridWithAForeignNumberTypeIsRefused) {
+    const auto file = source_dir() / "tests" / "data" / "fuzz" / "grid-positions-foreign-type.h5";
+    try {
+        const auralize::IrGrid grid(file);
+        ADD_FAILURE() << "the grid was read";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find(
+                      "/positions does not hold floating-point numbers of at most 8 bytes"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 }  // namespace
 }  // namespace ardent::test

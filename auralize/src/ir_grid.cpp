@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <type_traits>
 
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/input_file.h"
@@ -82,6 +83,18 @@ std::optional<std::string> attr_string(hid_t obj, const char* name) {
     return buf;
 }
 
+// A dataset's stored numbers must be of the class it holds and a few bytes each: a damaged
+// header claiming another type made HDF5 allocate gigabytes for its conversion buffer before
+// reading (found by fuzz_grid_reader, 2026-11-27).
+void check_type(hid_t ds, H5T_class_t want, const std::string& what, const fs::path& file) {
+    H5Handle type(H5Dget_type(ds), H5Tclose);
+    if (type.id < 0 || H5Tget_class(type.id) != want || H5Tget_size(type.id) == 0 ||
+        H5Tget_size(type.id) > 8)
+        bad(file, what + " does not hold " +
+                      (want == H5T_FLOAT ? "floating-point numbers" : "integers") +
+                      " of at most 8 bytes");
+}
+
 // Lattice coordinates fit in 21 bits each (a grid of two million points per axis).
 constexpr std::int64_t kCoordBits = 21;
 constexpr std::int64_t kCoordMax = (std::int64_t{1} << kCoordBits) - 1;
@@ -100,6 +113,7 @@ std::vector<T> read_array(hid_t group, const char* name, hid_t mem_type,
     if (H5Lexists(group, name, H5P_DEFAULT) <= 0) bad(file, "no dataset " + where);
     H5Handle ds(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
     if (ds.id < 0) bad(file, where + " cannot be opened");
+    check_type(ds.id, std::is_floating_point_v<T> ? H5T_FLOAT : H5T_INTEGER, where, file);
     H5Handle space(H5Dget_space(ds.id), H5Sclose);
     const int rank = H5Sget_simple_extent_ndims(space.id);
     std::vector<hsize_t> dims(static_cast<size_t>(std::max(rank, 0)));
@@ -286,6 +300,7 @@ void IrGrid::open(const fs::path& file) {
             bad(file, what + " claims more data than a file of this size can hold (damaged?)");
     };
     claims_too_much("/positions", 24.0 * static_cast<double>(pdims[0]));
+    check_type(pos.id, H5T_FLOAT, "/positions", file);
     std::vector<double> xyz(pdims[0] * 3);
     if (H5Dread(pos.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, xyz.data()) < 0)
         bad(file, "/positions cannot be read");
@@ -306,6 +321,7 @@ void IrGrid::open(const fs::path& file) {
                       " positions");
     if (idims[1] == 0) bad(file, "the impulse responses have no samples");
     claims_too_much("/ir", 4.0 * static_cast<double>(idims[0]) * static_cast<double>(idims[1]));
+    check_type(ir_id_, H5T_FLOAT, "/ir", file);
     samples_ = idims[1];
 
     if (v2) {
@@ -317,6 +333,7 @@ void IrGrid::open(const fs::path& file) {
         if (H5Lexists(f, "gradient", H5P_DEFAULT) <= 0) bad(file, "no dataset /gradient");
         gradient_id_ = H5Dopen2(f, "gradient", H5P_DEFAULT);
         if (gradient_id_ < 0) bad(file, "/gradient cannot be opened");
+        check_type(gradient_id_, H5T_FLOAT, "/gradient", file);
         hsize_t gdims[3] = {0, 0, 0};
         {
             H5Handle space(H5Dget_space(gradient_id_), H5Sclose);
@@ -328,6 +345,7 @@ void IrGrid::open(const fs::path& file) {
         if (H5Lexists(f, "gradient_kind", H5P_DEFAULT) <= 0) bad(file, "no dataset /gradient_kind");
         H5Handle kind(H5Dopen2(f, "gradient_kind", H5P_DEFAULT), H5Dclose);
         if (kind.id < 0) bad(file, "/gradient_kind cannot be opened");
+        check_type(kind.id, H5T_INTEGER, "/gradient_kind", file);
         hsize_t kdims[2] = {0, 0};
         {
             H5Handle space(H5Dget_space(kind.id), H5Sclose);
