@@ -1,7 +1,7 @@
 // `ardent auralize`: a dry recording through an impulse response (WAV/FLAC/Ogg, any channels) or
 // through the listener grid of `ardent simulate` at a listener position, as AmbiX (first order
-// from a grid, up to third from an AmbiX IR file) or binaurally through a SOFA HRTF set. All checks come before any work; the output is written
-// atomically, so a failed run leaves nothing behind.
+// from a grid, up to third from an AmbiX IR file) or binaurally through a SOFA HRTF set. All checks
+// come before any work; the output is written atomically, so a failed run leaves nothing behind.
 #include <algorithm>
 #include <cctype>
 #include <cmath>

@@ -9,15 +9,12 @@
 #include "ardent/geometric/directions.h"
 #include "parallel.h"
 #include "random.h"
+#include "ray_state.h"
 #include "smoothing.h"
 
 namespace ardent::geometric {
 namespace {
 
-// As the receivers' tracer (ray_tracer.cpp): Russian roulette below this share of the initial
-// energy in every band.
-constexpr double kRouletteBelow = 1e-7;
-constexpr double kSurvival = 0.1;
 constexpr double kFirstBins = 0.002, kFirstUntil = 0.04, kLateFraction = 0.05;
 constexpr size_t kAxes = 3;
 
@@ -124,24 +121,11 @@ struct GridTracer {
         }
     }
 
-    // As the receivers' tracer's ray: the bands share one path, chosen with the scattering of
-    // the ray's own band, each band weighted by the balance heuristic (ray_tracer.cpp).
+    // The receivers' tracer's ray (ray_state.h), counted in the cubes instead of rained.
     void trace(size_t index, Vec3 source, double e0) {
         Random rng(s.seed, index);
         Vec3 pos = source, dir = rng.sphere();
-        BandValues absorbed{}, q{};
-        absorbed.fill(e0);
-        q.fill(1.0);
-        const size_t band = index % kBands;
-        const auto energy = [&] {
-            double mean = 0;
-            for (double v : q)
-                mean += v / kBands;
-            BandValues e;
-            for (size_t b = 0; b < kBands; ++b)
-                e[b] = absorbed[b] * q[b] / mean;
-            return e;
-        };
+        RayState ray(e0, index);
         double travelled = 0;
         int order = 0;
         bool all_specular = true;
@@ -152,30 +136,17 @@ struct GridTracer {
             // The image sources carry the specular paths up to their order (the direct sound
             // is order 0).
             if (!(all_specular && order <= s.image_source_order))
-                count(pos, dir, len, travelled, energy());
+                count(pos, dir, len, travelled, ray.energy());
             if (!hit) break;
             travelled += len;
             pos = pos + dir * len;
             const SurfaceBands& sb = room.surface(hit->triangle);
-            for (size_t b = 0; b < kBands; ++b)
-                absorbed[b] *= 1 - sb.absorption[b];
-            const bool diffuse = rng.uniform() < sb.scattering[band];
-            double top = 0;
-            for (size_t b = 0; b < kBands; ++b) {
-                q[b] *= diffuse ? sb.scattering[b] : 1 - sb.scattering[b];
-                top = std::max(top, q[b]);
-            }
-            for (double& v : q)
-                v /= top;
+            ray.absorb(sb);
+            const bool diffuse = ray.choose_diffuse(sb, rng);
             dir = diffuse ? rng.lambert(hit->normal) : reflect(dir, hit->normal);
             all_specular = all_specular && !diffuse;
             ++order;
-            const BandValues e = energy();
-            if (*std::max_element(e.begin(), e.end()) < kRouletteBelow * e0) {
-                if (rng.uniform() >= kSurvival) break;
-                for (double& v : absorbed)
-                    v /= kSurvival;
-            }
+            if (!ray.survives(e0, rng)) break;
         }
         ++stats.rays;
     }

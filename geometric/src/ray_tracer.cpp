@@ -8,15 +8,11 @@
 #include "ardent/geometric/directions.h"
 #include "parallel.h"
 #include "random.h"
+#include "ray_state.h"
 #include "smoothing.h"
 
 namespace ardent::geometric {
 namespace {
-
-// Below this share of its initial energy (in every band) a ray plays Russian roulette: it goes
-// on with probability kSurvival and its energy divided by it, so the estimate stays unbiased.
-constexpr double kRouletteBelow = 1e-7;
-constexpr double kSurvival = 0.1;
 
 struct Tracer {
     const Room& room;
@@ -73,36 +69,13 @@ struct Tracer {
         }
     }
 
-    // A ray's state. Its bands share one path, chosen at each reflection with the scattering of
-    // the ray's own band (ray index mod kBands). Each band's energy is its absorbed energy times
-    // q_b / mean_j q_j, where q_j is the probability band j's choices would give the path taken:
-    // the balance heuristic of multiple importance sampling over the kBands strategies. It is
-    // unbiased for every band and its weight never exceeds kBands, where weighting one choice for
-    // all bands grows without bound along a path when the bands' scattering differs.
-    struct RayState {
-        BandValues absorbed{};  // e0 times the product of (1 - a) so far
-        BandValues q{};         // path probability under each band's strategy (rescaled)
-        size_t band = 0;        // the band whose scattering chooses the directions
-
-        BandValues energy() const {
-            double mean = 0;
-            for (double v : q)
-                mean += v / kBands;
-            BandValues e;
-            for (size_t b = 0; b < kBands; ++b)
-                e[b] = absorbed[b] * q[b] / mean;
-            return e;
-        }
-    };
-
     // One reflection at `hit`: absorption, rain, and the next direction (specular or Lambert).
     // `imaged`: the path so far is specular and this reflection within the image-source order, so
     // the image sources carry its specular share towards the receivers.
     void reflect_at(const Hit& hit, Vec3 pos, double travelled, bool imaged, Random& rng,
                     RayState& ray, Vec3& dir, bool& diffuse) {
         const SurfaceBands& sb = room.surface(hit.triangle);
-        for (size_t b = 0; b < kBands; ++b)
-            ray.absorbed[b] *= 1 - sb.absorption[b];
+        ray.absorb(sb);
         // In the late field every reflection rains all it reflects (the header says why).
         const bool late = travelled > late_length && !imaged;
         BandValues scattered = ray.energy();
@@ -110,24 +83,14 @@ struct Tracer {
             for (size_t b = 0; b < kBands; ++b)
                 scattered[b] *= sb.scattering[b];
         rain(pos, hit.normal, travelled, scattered);
-        diffuse = rng.uniform() < sb.scattering[ray.band];
-        double top = 0;
-        for (size_t b = 0; b < kBands; ++b) {
-            ray.q[b] *= diffuse ? sb.scattering[b] : 1 - sb.scattering[b];
-            top = std::max(top, ray.q[b]);
-        }
-        for (double& v : ray.q)  // only the ratios matter: keep them away from underflow
-            v /= top;
+        diffuse = ray.choose_diffuse(sb, rng);
         dir = diffuse ? rng.lambert(hit.normal) : reflect(dir, hit.normal);
     }
 
     void trace(size_t index, Vec3 source, double e0) {
         Random rng(s.seed, index);
         Vec3 pos = source, dir = rng.sphere();
-        RayState ray;
-        ray.absorbed.fill(e0);
-        ray.q.fill(1.0);
-        ray.band = index % kBands;
+        RayState ray(e0, index);
         double travelled = 0;
         int order = 0;
         bool all_specular = true, came_diffuse = false;
@@ -145,12 +108,7 @@ struct Tracer {
                        dir, came_diffuse);
             all_specular = all_specular && !came_diffuse;
             ++order;
-            const BandValues e = ray.energy();
-            if (*std::max_element(e.begin(), e.end()) < kRouletteBelow * e0) {
-                if (rng.uniform() >= kSurvival) break;
-                for (double& v : ray.absorbed)
-                    v /= kSurvival;
-            }
+            if (!ray.survives(e0, rng)) break;
         }
         ++stats.rays;
     }
