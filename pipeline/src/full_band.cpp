@@ -79,6 +79,27 @@ geometric::GridCells grid_cells(const Preprocessed& p, double min_size) {
     return c;
 }
 
+// Runs `work(&rays_done)` on its own thread while reporting the rays done to `observer` (label,
+// `rays` in all); nullopt when `stop` became true.
+template <typename Work>
+auto traced_with_progress(SimulateObserver& observer, const std::string& label, size_t rays,
+                          const std::atomic<bool>* stop, Work work)
+    -> std::optional<decltype(work(nullptr))> {
+    std::atomic<size_t> done{0};
+    observer.geometric_begin(label, rays);
+    auto job = std::async(std::launch::async, [&] { return work(&done); });
+    while (job.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
+        observer.geometric_progress(done.load());
+    auto result = job.get();
+    observer.geometric_progress(done.load());
+    if (stop && stop->load()) {
+        observer.geometric_stopped();
+        return std::nullopt;
+    }
+    observer.geometric_end();
+    return result;
+}
+
 }  // namespace
 
 FullBand::FullBand(const Preprocessed& p, int threads)
@@ -100,21 +121,13 @@ std::optional<std::vector<FullBand::Ambisonic>> FullBand::run(size_t source,
         receivers.push_back(r.cell_centre);
     const double fs = scene.output_sample_rate;
     const auto samples = static_cast<size_t>(std::llround(scene.simulation.duration * fs));
-    std::atomic<size_t> done{0};
-    observer.geometric_begin(src.name, engine_.plan().rays);
-    auto job = std::async(std::launch::async, [&] {
-        return engine_.run(source, src.cell_centre, receivers, fs, samples, &done, stop,
-                           kAmbisonicOrder);
-    });
-    while (job.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
-        observer.geometric_progress(done.load());
-    geometric::SourceResult res = job.get();
-    observer.geometric_progress(done.load());
-    if (stop && stop->load()) {
-        observer.geometric_stopped();
-        return std::nullopt;
-    }
-    observer.geometric_end();
+    auto traced = traced_with_progress(
+        observer, src.name, engine_.plan().rays, stop, [&](std::atomic<size_t>* done) {
+            return engine_.run(source, src.cell_centre, receivers, fs, samples, done, stop,
+                               kAmbisonicOrder);
+        });
+    if (!traced) return std::nullopt;
+    geometric::SourceResult res = std::move(*traced);
     // The air's absorption over the travel time, as the wave solver's IRs get it.
     const auralize::PropagationFilter air(fs, scene.air, scene.simulation.speed_of_sound, 0.0);
     for (auto& channels : res.ambisonics)
@@ -160,24 +173,16 @@ std::optional<auralize::GridGeometric> FullBand::grid(size_t source, SimulateObs
     gs.air_absorption = scene.air.absorption;
     gs.seed = 0x67726964ull + 7919 * source;
     gs.threads = threads_;
-    std::atomic<size_t> done{0};
-    observer.geometric_begin(src.name + " (listener grid)", gs.rays);
-    auto job = std::async(std::launch::async, [&] {
-        const auto candidates =
-            geometric::candidate_sequences(engine_.room(), src.cell_centre, gs.image_source_order,
-                                           engine_.plan().candidate_rays, gs.seed + 1, threads_);
-        return geometric::trace_grid(engine_.room(), src.cell_centre, points, cells, candidates, gs,
-                                     &done, stop);
-    });
-    while (job.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
-        observer.geometric_progress(done.load());
-    geometric::GridField field = job.get();
-    observer.geometric_progress(done.load());
-    if (stop && stop->load()) {
-        observer.geometric_stopped();
-        return std::nullopt;
-    }
-    observer.geometric_end();
+    auto traced = traced_with_progress(
+        observer, src.name + " (listener grid)", gs.rays, stop, [&](std::atomic<size_t>* done) {
+            const auto candidates = geometric::candidate_sequences(
+                engine_.room(), src.cell_centre, gs.image_source_order,
+                engine_.plan().candidate_rays, gs.seed + 1, threads_);
+            return geometric::trace_grid(engine_.room(), src.cell_centre, points, cells, candidates,
+                                         gs, done, stop);
+        });
+    if (!traced) return std::nullopt;
+    geometric::GridField field = std::move(*traced);
     constexpr size_t B = auralize::GridGeometric::kBands;
     auralize::GridGeometric out;
     out.crossover_hz = crossover_hz_;
