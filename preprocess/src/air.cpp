@@ -49,11 +49,13 @@ PlacedEmitter place(const Scene& scene, const Emitter& e, const char* kind, cons
                     const Box3& model, const std::vector<uint8_t>& flag) {
     const std::string who =
         scene.display_name() + ": " + kind + " \"" + e.name + "\" at " + fmt(e.position);
+    const ErrorSubject subject{scene.display_name(), std::string(kind) + "s", e.name};
     if (!model.contains(e.position)) {
         throw InputError(who + " is outside the model, which spans x " + fmt_m(model.lo.x) +
-                         " to " + fmt_m(model.hi.x) + ", y " + fmt_m(model.lo.y) + " to " +
-                         fmt_m(model.hi.y) + ", z " + fmt_m(model.lo.z) + " to " +
-                         fmt_m(model.hi.z));
+                             " to " + fmt_m(model.hi.x) + ", y " + fmt_m(model.lo.y) + " to " +
+                             fmt_m(model.hi.y) + ", z " + fmt_m(model.lo.z) + " to " +
+                             fmt_m(model.hi.z),
+                         subject);
     }
     const Index3 c = g.cell_of(e.position);
     double best = std::numeric_limits<double>::infinity();
@@ -76,11 +78,13 @@ PlacedEmitter place(const Scene& scene, const Emitter& e, const char* kind, cons
     Vec3 near;
     if (nearest_flagged(g, flag, e.position, near)) {
         throw InputError(who +
-                         " is not in the room's air: it is inside a wall or an object, or "
-                         "outside the room (the nearest air is at " +
-                         fmt(near) + ", " + fmt_m(norm(near - e.position)) + " away)");
+                             " is not in the room's air: it is inside a wall or an object, or "
+                             "outside the room (the nearest air is at " +
+                             fmt(near) + ", " + fmt_m(norm(near - e.position)) + " away)",
+                         subject);
     }
-    throw InputError(who + " is not in any air: the model encloses no air at this resolution");
+    throw InputError(who + " is not in any air: the model encloses no air at this resolution",
+                     subject);
 }
 
 // Where the air seeded at `seed` first reaches the grid's edge, in the serial flood fill's order
@@ -270,7 +274,8 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
     // The first source seeds the air (below); a scene built in code (the editor's, before a
     // source is placed) may have none, which the scene file's reader already refuses.
     if (scene.sources.empty())
-        throw InputError(scene.display_name() + ": sources: define at least one source");
+        throw InputError(scene.display_name() + ": sources: define at least one source",
+                         {scene.display_name(), "sources", {}});
     AirModel m;
     m.grid = g;
     const Box3 model = mesh.bounds();
@@ -318,19 +323,22 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
         } catch (const InputError&) {
         }
         if (!shell_ok) {
-            throw InputError(scene.display_name() + ": source \"" + cavity_src[0].name + "\" at " +
-                             fmt(cavity_src[0].position) +
-                             " is not in an enclosed room: the space around it reaches the outside "
-                             "of the model near " +
-                             fmt(cavity_leak) +
-                             " (the source is outside the room, or the mesh is not closed there)");
+            throw InputError(
+                scene.display_name() + ": source \"" + cavity_src[0].name + "\" at " +
+                    fmt(cavity_src[0].position) +
+                    " is not in an enclosed room: the space around it reaches the outside "
+                    "of the model near " +
+                    fmt(cavity_leak) +
+                    " (the source is outside the room, or the mesh is not closed there)",
+                {scene.display_name(), "sources", cavity_src[0].name});
         }
         leaked = false;
     }
     if (leaked) {
         throw InputError(scene.display_name() + ": geometry: the air around source \"" +
-                         src[0].name + "\" leaks out of the model near " + fmt(leak_at) +
-                         ": the mesh is not closed there");
+                             src[0].name + "\" leaks out of the model near " + fmt(leak_at) +
+                             ": the mesh is not closed there",
+                         {scene.display_name(), "geometry", src[0].name});
     }
     m.mesh_volume = mesh_air_volume(mesh, m);
     // Parity alone cannot tell the air of a shell from the inside of a thick wall, nor a cavity
@@ -363,11 +371,12 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
         src.push_back(place(scene, scene.sources[s], "source", g, model, inside));
         if (!m.air[g.index(src[s].cell)]) {
             throw InputError(scene.display_name() + ": source \"" + src[s].name + "\" at " +
-                             fmt(src[s].position) +
-                             " is in a room whose air is not connected to "
-                             "that of source \"" +
-                             src[0].name + "\" at " + fmt(src[0].position) +
-                             ": simulate them in separate scenes, or open a door between them");
+                                 fmt(src[s].position) +
+                                 " is in a room whose air is not connected to "
+                                 "that of source \"" +
+                                 src[0].name + "\" at " + fmt(src[0].position) +
+                                 ": simulate them in separate scenes, or open a door between them",
+                             {scene.display_name(), "sources", src[s].name});
         }
     }
     m.sources = std::move(src);

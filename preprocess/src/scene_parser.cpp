@@ -38,8 +38,9 @@ class Reader {
     Reader(std::string file, std::string path) : file_(std::move(file)), path_(std::move(path)) {}
 
     [[noreturn]] void fail(const std::string& what) const {
-        throw InputError(file_ + ": " + (path_.empty() ? std::string("(top level)") : path_) +
-                         ": " + what);
+        throw InputError(
+            file_ + ": " + (path_.empty() ? std::string("(top level)") : path_) + ": " + what,
+            {file_, path_, {}});
     }
     Reader key(const std::string& k) const {
         return Reader(file_, path_.empty() ? k : path_ + "." + k);
@@ -238,8 +239,9 @@ Json parse_json(std::string_view text, const std::string& file) {
                                          : "[" + std::to_string(f.index) + "]";
                     }
                     throw InputError(file + ": " + (path.empty() ? "(top level)" : path) +
-                                     ": nested more than " + std::to_string(kMaxJsonDepth) +
-                                     " levels deep (a scene needs a few)");
+                                         ": nested more than " + std::to_string(kMaxJsonDepth) +
+                                         " levels deep (a scene needs a few)",
+                                     {file, path, {}});
                 }
                 open.push_back({ev == Json::parse_event_t::object_start, {}, {}, 0});
                 break;
@@ -268,8 +270,9 @@ Json parse_json(std::string_view text, const std::string& file) {
         Json j = Json::parse(text.begin(), text.end(), cb);
         if (!duplicate.empty()) {
             const std::string k = duplicate.substr(duplicate.find_last_of('.') + 1);
-            throw InputError(file + ": " + duplicate + ": the key \"" + k +
-                             "\" is written twice in one object");
+            throw InputError(
+                file + ": " + duplicate + ": the key \"" + k + "\" is written twice in one object",
+                {file, duplicate, {}});
         }
         return j;
     } catch (const Json::parse_error& e) {
@@ -286,7 +289,8 @@ Json parse_json(std::string_view text, const std::string& file) {
             if (rest.substr(0, word.size()) == word)
                 hint = " (JSON has no NaN or Infinity: write a finite number)";
         }
-        throw InputError(file + ":" + position(text, at) + ": JSON syntax error: " + what + hint);
+        throw InputError(file + ":" + position(text, at) + ": JSON syntax error: " + what + hint,
+                         {file, {}, {}});
     } catch (const Json::out_of_range& e) {
         // A number too large for a double, e.g. 1e999 (nlohmann says "number overflow parsing
         // '1e999'"); locate the literal for the message.

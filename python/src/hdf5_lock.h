@@ -1,0 +1,25 @@
+// Debian's HDF5 is built without thread safety: one thread at a time may call it. A simulate()
+// writing a grid and a Grid read from another Python thread would otherwise meet inside it. Every
+// binding that reaches HDF5 holds this lock, taken with the GIL released (and kept released while
+// HDF5 runs), so that a thread waiting for it never blocks the run's progress reports, which need
+// the GIL.
+#pragma once
+
+#include <mutex>
+
+#include <pybind11/pybind11.h>
+
+namespace ardent::python {
+
+std::mutex& hdf5_mutex();
+
+class Hdf5Lock {
+  public:
+    Hdf5Lock() : lock_(hdf5_mutex()) {}
+
+  private:
+    pybind11::gil_scoped_release release_;  // first released, last taken back
+    std::lock_guard<std::mutex> lock_;
+};
+
+}  // namespace ardent::python
