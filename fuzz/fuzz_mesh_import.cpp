@@ -21,7 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const ardent::fuzz::InputFile file(data + 1, size - 1,
                                        kExtensions[data[0] % kExtensions.size()]);
     try {
-        (void)ardent::import_mesh(file.path(), 1.0);
+        (void)ardent::import_mesh(file.path(), 1.0, ardent::MeshIsolation::InProcess);
     } catch (const ardent::InputError&) {
     }
     return 0;

@@ -1,7 +1,9 @@
 #include "ardent/preprocess/mesh_import.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <map>
 
@@ -11,6 +13,7 @@
 
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/input_file.h"
+#include "ardent/preprocess/isolated_call.h"
 
 namespace ardent {
 namespace {
@@ -65,6 +68,11 @@ std::string user_reason(const std::string& why) {
           "mNumFaces is 0", "mNumVertices is 0", "came out empty", "no valid vertices",
           "Unable to extract mesh data", "GLTF: No scene", "OBJ-file is too small"})
         if (has(empty)) return "the mesh file has no triangles (nothing to enclose a room)";
+    // Assimp catches std::bad_alloc itself: in the reader's child process that is its memory
+    // budget run out, which a real model of the file's size does not need.
+    if (has("bad_alloc"))
+        return "not a readable mesh: the model reader (Assimp) ran out of memory on it (a damaged "
+               "file?)";
     if (has("No suitable reader found"))
         return "not a model format Assimp reads (OBJ, glTF/GLB, FBX, DAE, PLY, STL, 3DS, AC, ...)";
     const bool internal = has("Validation failed") || has("::m") || has("aiScene") || has("aiMesh");
@@ -100,28 +108,15 @@ void check_ply_header(const std::filesystem::path& file, const std::string& name
                      "damaged or cut-off file?)");
 }
 
-}  // namespace
-
-TriangleMesh import_mesh(const std::filesystem::path& file, double scale) {
-    const std::string name = file.string();
-    std::error_code ec;
-    if (!std::filesystem::exists(file, ec)) throw InputError(name + ": mesh file not found");
-    if (std::filesystem::is_directory(file, ec))
-        throw InputError(name + ": is a directory, expected a mesh file");
-    if (const std::string kind = special_file_kind(file); !kind.empty())
-        throw InputError(name + ": is " + kind + ", expected a mesh file");
-    {
-        std::ifstream probe(file, std::ios::binary);
-        if (!probe) throw InputError(name + ": mesh file cannot be read (permission denied?)");
-    }
-    if (std::filesystem::file_size(file, ec) == 0) throw InputError(name + ": mesh file is empty");
-    check_ply_header(file, name);
-
+// Assimp's part of import_mesh: the file read, checked and flattened into a triangle soup with
+// the scale and node transforms applied (not cleaned). What the isolated child runs.
+TriangleMesh read_with_assimp(const std::filesystem::path& file, const std::string& name,
+                              double scale) {
     Assimp::Importer importer;
     // Keep points and lines out; triangulate polygons; no vertex welding here (clean() does it).
     importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE,
                                 aiPrimitiveType_POINT | aiPrimitiveType_LINE);
-    const aiScene* s = importer.ReadFile(name, aiProcess_ValidateDataStructure);
+    const aiScene* s = importer.ReadFile(file.string(), aiProcess_ValidateDataStructure);
     if (!s || !s->mRootNode) throw InputError(name + ": " + user_reason(importer.GetErrorString()));
     // Assimp 5.2's PLY reader can leave a face without vertices, flagged as a polygon, which its
     // validation lets through and its triangulation asserts on: abort() in Debian's build (a
@@ -152,6 +147,98 @@ TriangleMesh import_mesh(const std::filesystem::path& file, double scale) {
     for (const auto& v : out.vertices) {
         if (!std::isfinite(v.x) || !std::isfinite(v.y) || !std::isfinite(v.z))
             throw InputError(name + ": the mesh has vertices that are not finite numbers");
+    }
+    return out;
+}
+
+// The soup as bytes for the trip out of the child (same machine: native layout): vertex, triangle
+// and group counts, then the arrays, then each group's two names with their lengths.
+template <class T>
+void put(std::string& b, const T& v) {
+    b.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+std::string pack_mesh(const TriangleMesh& m) {
+    std::string b;
+    put(b, m.vertices.size());
+    put(b, m.triangles.size());
+    put(b, m.groups.size());
+    b.append(reinterpret_cast<const char*>(m.vertices.data()), m.vertices.size() * sizeof(Vec3));
+    b.append(reinterpret_cast<const char*>(m.triangles.data()),
+             m.triangles.size() * sizeof(Triangle));
+    for (const SurfaceGroup& g : m.groups)
+        for (const std::string* s : {&g.node, &g.material}) {
+            put(b, s->size());
+            b.append(*s);
+        }
+    return b;
+}
+
+TriangleMesh unpack_mesh(const std::string& b) {
+    size_t at = 0;
+    const auto take = [&](size_t n) {
+        if (n > b.size() - at) throw std::runtime_error("the reader process's answer is cut off");
+        const char* p = b.data() + at;
+        at += n;
+        return p;
+    };
+    const auto count = [&] {
+        size_t n;
+        std::memcpy(&n, take(sizeof n), sizeof n);
+        return n;
+    };
+    TriangleMesh m;
+    const size_t nv = count(), nt = count(), ng = count();
+    if (nv > b.size() / sizeof(Vec3) || nt > b.size() / sizeof(Triangle) || ng > b.size())
+        throw std::runtime_error("the reader process's answer is damaged");
+    m.vertices.resize(nv);
+    std::memcpy(m.vertices.data(), take(nv * sizeof(Vec3)), nv * sizeof(Vec3));
+    m.triangles.resize(nt);
+    std::memcpy(m.triangles.data(), take(nt * sizeof(Triangle)), nt * sizeof(Triangle));
+    m.groups.resize(ng);
+    for (SurfaceGroup& g : m.groups)
+        for (std::string* s : {&g.node, &g.material}) {
+            const size_t n = count();
+            s->assign(take(n), n);
+        }
+    return m;
+}
+
+}  // namespace
+
+TriangleMesh import_mesh(const std::filesystem::path& file, double scale, MeshIsolation isolation) {
+    const std::string name = file.string();
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec)) throw InputError(name + ": mesh file not found");
+    if (std::filesystem::is_directory(file, ec))
+        throw InputError(name + ": is a directory, expected a mesh file");
+    if (const std::string kind = special_file_kind(file); !kind.empty())
+        throw InputError(name + ": is " + kind + ", expected a mesh file");
+    {
+        std::ifstream probe(file, std::ios::binary);
+        if (!probe) throw InputError(name + ": mesh file cannot be read (permission denied?)");
+    }
+    const auto size = std::filesystem::file_size(file, ec);
+    if (size == 0) throw InputError(name + ": mesh file is empty");
+    check_ply_header(file, name);
+
+    TriangleMesh out;
+    if (isolation == MeshIsolation::InProcess) {
+        out = read_with_assimp(file, name, scale);
+    } else {
+        // Assimp in a child process (isolated_call.h): generous for any real model (a few bytes
+        // of mesh per byte of file), far below what a damaged file made Assimp ask for.
+        const double mb = static_cast<double>(ec ? 0 : size) / 1e6;
+        const IsolationLimits limits{.memory_bytes = std::max<size_t>(
+                                         size_t{4} << 30, 64 * static_cast<size_t>(ec ? 0 : size)),
+                                     .timeout_s = std::max(120.0, 2.0 * mb)};
+        try {
+            out = unpack_mesh(call_isolated(
+                [&] { return pack_mesh(read_with_assimp(file, name, scale)); }, limits));
+        } catch (const IsolatedCallError& e) {
+            throw InputError(name + ": not a readable mesh: the model reader (Assimp) " + e.what() +
+                             " on it (a damaged file?)");
+        }
     }
     out.clean();
     if (out.triangles.empty())

@@ -721,22 +721,24 @@ Scene parse_scene(std::string_view text, const std::filesystem::path& file) {
 
 Scene load_scene(const std::filesystem::path& file) {
     std::error_code ec;
+    const ErrorSubject about{file.string(), {}, {}};
     if (!std::filesystem::exists(file, ec))
-        throw InputError(file.string() + ": no such scene file");
+        throw InputError(file.string() + ": no such scene file", about);
     if (std::filesystem::is_directory(file, ec))
-        throw InputError(file.string() + ": is a directory, expected a scene file (.json)");
+        throw InputError(file.string() + ": is a directory, expected a scene file (.json)", about);
     if (const std::string kind = special_file_kind(file); !kind.empty())
-        throw InputError(file.string() + ": is " + kind + ", expected a scene file (.json)");
+        throw InputError(file.string() + ": is " + kind + ", expected a scene file (.json)", about);
     std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError(file.string() + ": cannot be read (permission denied?)");
+    if (!in) throw InputError(file.string() + ": cannot be read (permission denied?)", about);
     std::ostringstream ss;
     ss << in.rdbuf();
-    if (in.bad()) throw InputError(file.string() + ": read error");
+    if (in.bad()) throw InputError(file.string() + ": read error", about);
     std::string text = ss.str();
     if (text.find_first_not_of(" \t\r\n") == std::string::npos)
         throw InputError(file.string() +
-                         ": the file is empty, expected an ardent-scene/1 JSON "
-                         "object");
+                             ": the file is empty, expected an ardent-scene/1 JSON "
+                             "object",
+                         about);
     return parse_scene(text, file);
 }
 

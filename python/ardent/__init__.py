@@ -35,6 +35,8 @@ from ._ardent import (  # noqa: F401  (re-exported)
     InputError,
     Material,
     MaterialList,
+    SceneEmitter,
+    SceneMaterial,
     ResourceError,
     Scene,
     SceneError,
@@ -49,13 +51,20 @@ from ._ardent import (  # noqa: F401  (re-exported)
 from . import _ardent
 
 __all__ = [
-    "Air", "Emitter", "Error", "GeometricSettings", "Grid", "InputError", "Material", "Progress",
-    "ResourceError", "Result", "Scene", "SceneError", "SimulationSettings", "SolverError",
+    "Air", "Emitter", "EmitterList", "Error", "GeometricSettings", "Grid", "InputError", "Material",
+    "MaterialList", "Progress", "ResourceError", "Result", "Scene", "SceneEmitter", "SceneError",
+    "SceneMaterial", "SimulationSettings", "SolverError",
     "ArdentWarning", "analyze", "auralize", "default_hrtf", "info", "read_audio", "simulate",
     "write_audio",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _input_error(message: str, file: PathLike) -> InputError:
+    e = InputError(message)
+    e.file = os.fspath(file)
+    return e
 
 
 class ArdentWarning(UserWarning):
@@ -214,14 +223,14 @@ class Result:
         d = Path(directory)
         f = d / "result.json"
         if not f.is_file():
-            raise InputError(f"'{d}' is not a results directory of ardent simulate "
-                             f"(no result.json)")
+            raise _input_error(f"'{d}' is not a results directory of ardent simulate "
+                               f"(no result.json)", d)
         try:
             meta = json.loads(f.read_text(encoding="utf-8"))
         except (ValueError, UnicodeDecodeError) as e:
-            raise InputError(f"'{f}': is not a result.json ({e})") from None
+            raise _input_error(f"'{f}': is not a result.json ({e})", f) from None
         if not isinstance(meta, dict) or meta.get("format") != "ardent-result/1":
-            raise InputError(f"'{f}': format is not ardent-result/1")
+            raise _input_error(f"'{f}': format is not ardent-result/1", f)
         return cls(d, meta)
 
     def __repr__(self) -> str:

@@ -26,19 +26,32 @@ PyObject* g_solver = nullptr;
 
 PyObject* new_exception(py::module_& m, const char* name, const char* doc, py::tuple bases) {
     const std::string qualified = std::string("ardent.") + name;
-    PyObject* type = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, bases.ptr(), nullptr);
+    // The attributes exist on every instance, None unless the translator below sets them (an
+    // InputError raised in Python code has them too).
+    py::dict attrs;
+    attrs["file"] = py::none();
+    attrs["key"] = py::none();
+    attrs["object"] = py::none();
+    PyObject* type = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, bases.ptr(), attrs.ptr());
     if (!type) throw py::error_already_set();
     m.add_object(name, py::handle(type));
     return type;
 }
 
+// Text from C++ as a Python str, whatever its bytes (a file name need not be UTF-8).
+py::str text(const std::string& s) {
+    return py::reinterpret_steal<py::str>(
+        PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace"));
+}
+
+// "<memory>" names a scene that has no file (one from a dict).
 py::object optional_text(const std::string& s) {
-    return s.empty() ? py::none() : py::object(py::str(s));
+    return s.empty() || s == "<memory>" ? py::none() : py::object(text(s));
 }
 
 // Raises `type(message)` with the attributes file, key and object set.
 void raise(PyObject* type, const std::string& message, const ErrorSubject& subject) {
-    py::object exc = py::reinterpret_borrow<py::object>(type)(message);
+    py::object exc = py::reinterpret_borrow<py::object>(type)(text(message));
     exc.attr("file") = optional_text(subject.file);
     exc.attr("key") = optional_text(subject.key);
     exc.attr("object") = optional_text(subject.object);

@@ -2,7 +2,8 @@
 // writing a grid and a Grid read from another Python thread would otherwise meet inside it. Every
 // binding that reaches HDF5 holds this lock, taken with the GIL released (and kept released while
 // HDF5 runs), so that a thread waiting for it never blocks the run's progress reports, which need
-// the GIL.
+// the GIL. It is recursive: a progress callback of a simulate() that holds it may read a Grid in
+// the same thread (the run calls back between its HDF5 writes, never inside one).
 #pragma once
 
 #include <mutex>
@@ -11,7 +12,7 @@
 
 namespace ardent::python {
 
-std::mutex& hdf5_mutex();
+std::recursive_mutex& hdf5_mutex();
 
 class Hdf5Lock {
   public:
@@ -19,7 +20,7 @@ class Hdf5Lock {
 
   private:
     pybind11::gil_scoped_release release_;  // first released, last taken back
-    std::lock_guard<std::mutex> lock_;
+    std::lock_guard<std::recursive_mutex> lock_;
 };
 
 }  // namespace ardent::python

@@ -17,7 +17,8 @@ py::object to_python(const nlohmann::ordered_json& j) {
 }
 
 std::string to_json_text(const py::handle& value) {
-    // allow_nan: a NaN reaches the parser as JSON's null, which it names as a wrong value.
+    // JSON has no NaN: json.dumps refuses one (ValueError) rather than write what the parser
+    // would reject without naming the key.
     return py::module_::import("json")
         .attr("dumps")(value, py::arg("allow_nan") = false, py::arg("default") = py::none())
         .cast<std::string>();
@@ -37,7 +38,12 @@ std::array<double, 3> to_point(const py::handle& value, const char* what) {
                               std::to_string(seq.size()));
     std::array<double, 3> p{};
     for (size_t i = 0; i < 3; ++i) {
-        p[i] = py::cast<double>(seq[i]);
+        try {
+            p[i] = py::cast<double>(seq[i]);
+        } catch (const py::cast_error&) {
+            throw py::type_error(std::string(what) + ": expected three numbers (x, y, z), got " +
+                                 py::repr(value).cast<std::string>());
+        }
         if (!std::isfinite(p[i]))
             throw py::value_error(std::string(what) + ": expected finite numbers, got " +
                                   py::repr(value).cast<std::string>());
@@ -54,8 +60,8 @@ py::tuple from_vec3(const Vec3& v) {
     return py::make_tuple(v.x, v.y, v.z);
 }
 
-std::mutex& hdf5_mutex() {
-    static std::mutex m;
+std::recursive_mutex& hdf5_mutex() {
+    static std::recursive_mutex m;
     return m;
 }
 

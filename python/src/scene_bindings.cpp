@@ -12,7 +12,6 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
-#include <pybind11/stl_bind.h>
 
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/scene.h"
@@ -20,9 +19,7 @@
 #include "ardent/preprocess/scene_writer.h"
 #include "bindings.h"
 #include "scene_check.h"
-
-PYBIND11_MAKE_OPAQUE(std::vector<ardent::Emitter>)
-PYBIND11_MAKE_OPAQUE(std::vector<ardent::Material>)
+#include "scene_views.h"
 
 namespace py = pybind11;
 namespace fs = std::filesystem;
@@ -35,46 +32,11 @@ Scene checked(const Scene& scene) {
 
 namespace {
 
-// A material's coefficients as Python sees them: one number, or {centre Hz: value} per band.
-py::object bands_to_python(const std::vector<AbsorptionBand>& bands, bool per_band) {
-    if (!per_band) return py::float_(bands.empty() ? 0.0 : bands.front().alpha);
-    py::dict d;
-    for (const AbsorptionBand& b : bands)
-        d[py::float_(b.hz)] = b.alpha;
-    return d;
-}
-
-// A number, or a mapping of band centres (Hz) to values; the range is checked by validate().
-std::vector<AbsorptionBand> bands_from_python(const py::handle& v, const char* what,
-                                              bool& per_band) {
-    std::vector<AbsorptionBand> bands;
-    if (py::isinstance<py::dict>(v)) {
-        for (const auto& [k, a] : py::reinterpret_borrow<py::dict>(v))
-            bands.push_back({py::cast<double>(k), py::cast<double>(a)});
-        if (bands.empty())
-            throw py::value_error(std::string(what) + ": give a number or at least one band");
-        std::sort(bands.begin(), bands.end(),
-                  [](const AbsorptionBand& a, const AbsorptionBand& b) { return a.hz < b.hz; });
-        per_band = true;
-    } else {
-        bands.push_back({0, py::cast<double>(v)});
-        per_band = false;
-    }
-    return bands;
-}
-
-template <class T>
-T& by_name(std::vector<T>& items, const std::string& name, const char* kind) {
-    for (T& e : items)
-        if (e.name == name) return e;
-    throw py::key_error(std::string("no ") + kind + " named \"" + name + "\"");
-}
-
 void remove_by_name(std::vector<Emitter>& items, const std::string& name, const char* kind) {
     const auto it =
         std::find_if(items.begin(), items.end(), [&](const Emitter& e) { return e.name == name; });
     if (it == items.end())
-        throw py::key_error(std::string("no ") + kind + " named \"" + name + "\"");
+        throw py::key_error(std::string("the scene has no ") + kind + " named \"" + name + "\"");
     items.erase(it);
 }
 
@@ -98,12 +60,6 @@ void bind_parts(py::module_& m) {
         .def("__repr__", [](const Emitter& e) {
             return "Emitter(" + py::repr(py::str(e.name)).cast<std::string>() + ", " +
                    repr_vec(e.position) + ")";
-        });
-    py::bind_vector<std::vector<Emitter>>(m, "EmitterList",
-                                          "The scene's sources or receivers, edited in place.")
-        .def("__repr__", [](const std::vector<Emitter>& v) {
-            return py::repr(py::list(py::cast(v, py::return_value_policy::copy)))
-                .cast<std::string>();
         });
 
     py::class_<Material>(m, "Material",
@@ -154,12 +110,6 @@ void bind_parts(py::module_& m) {
                    py::repr(bands_to_python(mat.absorption, mat.per_band)).cast<std::string>() +
                    ")";
         });
-    py::bind_vector<std::vector<Material>>(m, "MaterialList",
-                                           "The scene's materials, edited in place.")
-        .def("__repr__", [](const std::vector<Material>& v) {
-            return py::repr(py::list(py::cast(v, py::return_value_policy::copy)))
-                .cast<std::string>();
-        });
 
     py::class_<SimulationSettings>(m, "SimulationSettings", "The scene's `simulation` keys.")
         .def_readwrite("solver", &SimulationSettings::solver, "\"ard\" or \"fdtd\"")
@@ -190,6 +140,7 @@ void bind_parts(py::module_& m) {
 
 void bind_scene(py::module_& m) {
     bind_parts(m);
+    bind_scene_views(m);
     py::class_<Scene>(m, "Scene",
                       "An ardent-scene/1 scene (docs/scene-format.md). Load one with "
                       "Scene.load(path) or Scene.from_dict(d); edit it in place; save(), "
@@ -250,9 +201,21 @@ void bind_scene(py::module_& m) {
             },
             nullptr, "The file it was read from (None for a scene from a dict)")
         .def_readwrite("name", &Scene::name)
-        .def_readwrite("sources", &Scene::sources)
-        .def_readwrite("receivers", &Scene::receivers)
-        .def_readwrite("materials", &Scene::materials)
+        .def_property(
+            "sources",
+            [](py::object self) {
+                return EmitterList{self, ListKind::Sources};
+            },
+            [](Scene& s, const py::iterable& v) { assign_list(s, ListKind::Sources, v); })
+        .def_property(
+            "receivers",
+            [](py::object self) {
+                return EmitterList{self, ListKind::Receivers};
+            },
+            [](Scene& s, const py::iterable& v) { assign_list(s, ListKind::Receivers, v); })
+        .def_property(
+            "materials", [](py::object self) { return MaterialList{self}; },
+            [](Scene& s, const py::iterable& v) { assign_list(s, ListKind::Materials, v); })
         .def_readwrite("simulation", &Scene::simulation)
         .def_readwrite("geometric", &Scene::geometric)
         .def_readwrite("air", &Scene::air)
@@ -275,22 +238,20 @@ void bind_scene(py::module_& m) {
                        "or no grid)")
         .def(
             "source",
-            [](Scene& s, const std::string& name) -> Emitter& {
-                return by_name(s.sources, name, "source");
+            [](py::object self, const std::string& name) {
+                return emitter_view(self, ListKind::Sources, name);
             },
-            py::arg("name"), py::return_value_policy::reference_internal)
+            py::arg("name"), "The source named so, edited in place (KeyError when none)")
         .def(
             "receiver",
-            [](Scene& s, const std::string& name) -> Emitter& {
-                return by_name(s.receivers, name, "receiver");
+            [](py::object self, const std::string& name) {
+                return emitter_view(self, ListKind::Receivers, name);
             },
-            py::arg("name"), py::return_value_policy::reference_internal)
+            py::arg("name"))
         .def(
             "material",
-            [](Scene& s, const std::string& name) -> Material& {
-                return by_name(s.materials, name, "material");
-            },
-            py::arg("name"), py::return_value_policy::reference_internal)
+            [](py::object self, const std::string& name) { return material_view(self, name); },
+            py::arg("name"))
         .def(
             "add_source",
             [](Scene& s, std::string name, const py::handle& position) {
@@ -313,7 +274,9 @@ void bind_scene(py::module_& m) {
                 remove_by_name(s.receivers, name, "receiver");
             },
             py::arg("name"))
-        .def("__eq__", [](const Scene& a, const Scene& b) { return same_scene(a, b); })
+        .def(
+            "__eq__", [](const Scene& a, const Scene& b) { return same_scene(a, b); },
+            py::is_operator())
         .def("__repr__", [](const Scene& s) {
             return "<ardent.Scene " + py::repr(py::str(s.name)).cast<std::string>() + ": " +
                    std::to_string(s.sources.size()) + " sources, " +

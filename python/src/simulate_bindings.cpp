@@ -119,17 +119,38 @@ py::dict run_simulate(const Scene& scene_in, const fs::path& out_dir, bool force
     PythonObserver observer(report, stop);
     pipeline::SimulateResult r;
     std::exception_ptr failure;
+    const bool writes_grid = scene.listener_grid_cells() > 0;
     {
         py::gil_scoped_release release;
-        const std::lock_guard<std::mutex> hdf5(hdf5_mutex());  // the grid files (hdf5_lock.h)
+        // The grid files are HDF5's (hdf5_lock.h); a run without a grid waits for nobody.
+        std::unique_lock<std::recursive_mutex> hdf5(hdf5_mutex(), std::defer_lock);
+        if (writes_grid) hdf5.lock();
         try {
             r = pipeline::simulate(std::move(scene), settings, observer, &stop);
         } catch (...) {
             failure = std::current_exception();
         }
     }
-    // Ctrl-C or the callable's own exception outranks the Cancelled it caused.
-    if (observer.error()) std::rethrow_exception(observer.error());
+    // Ctrl-C or the callable's own exception outranks the Cancelled it caused; a Ctrl-C that left
+    // a checkpointed run's partial directory says so, as the command does.
+    if (observer.error()) {
+        try {
+            std::rethrow_exception(observer.error());
+        } catch (py::error_already_set& e) {
+            if (e.matches(PyExc_KeyboardInterrupt) && failure) {
+                try {
+                    std::rethrow_exception(failure);
+                } catch (const pipeline::Cancelled& c) {
+                    if (!c.kept().empty()) {
+                        PyErr_SetString(PyExc_KeyboardInterrupt, c.what());
+                        throw py::error_already_set();
+                    }
+                } catch (...) {
+                }
+            }
+            throw;
+        }
+    }
     if (failure) std::rethrow_exception(failure);
     py::dict d;
     d["directory"] = r.directory;

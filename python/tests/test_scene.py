@@ -110,3 +110,47 @@ def test_a_bundled_mesh_scene_loads_from_a_dict_with_a_base_dir():
     s = ardent.Scene.from_dict(text, base_dir=path.parent)
     assert s == ardent.Scene.load(path)
     assert s.file is None
+
+
+def test_elements_held_across_edits_stay_safe(shoebox_path):
+    # An element is a view found by name at each access: holding one while the list grows or
+    # shrinks never points into moved memory.
+    s = ardent.Scene.load(shoebox_path)
+    r1 = s.receivers[0]
+    for i in range(100):  # the vector reallocates several times
+        s.add_receiver(f"X{i}", (1.0, 1.0, 1.0 + 0.01 * i))
+    r1.position = (4.0, 2.0, 1.0)
+    assert s.receiver("R1").position == (4.0, 2.0, 1.0)
+    x5 = s.receivers["X5"]
+    del s.receivers[0]  # R1 goes; X5 moves down one place
+    assert x5.position == pytest.approx((1.0, 1.0, 1.05))
+    with pytest.raises(KeyError, match='no receiver named "R1"'):
+        r1.position
+    assert "R1" not in s.receivers and "R2" in s.receivers
+    assert len(s.receivers) == 101 and s.receivers.names()[:2] == ["R2", "X0"]
+    wall = s.material("hard_surface")
+    s.materials.append(ardent.Material("felt", 0.5))
+    wall.absorption = 0.2
+    assert s.materials["hard_surface"].absorption == 0.2
+    s.materials = [m for m in s.materials if m.name != "felt"]
+    assert s.materials.names() == ["carpet_tufted_9mm", "ceiling_plasterboard", "hard_surface"]
+    s.sources = [ardent.Emitter("A", (1, 1, 1)), s.sources[0]]
+    assert [e.value().name for e in s.sources] == ["A", "S1"]
+    with pytest.raises(TypeError, match="expected an ardent.Emitter"):
+        s.sources.append("S3")
+
+
+def test_errors_raised_in_python_carry_the_same_attributes(tmp_path):
+    with pytest.raises(ardent.InputError) as e:
+        ardent.Result.load(tmp_path)
+    assert e.value.file == str(tmp_path) and e.value.key is None and e.value.object is None
+    with pytest.raises(ardent.InputError) as e:
+        ardent.Scene.load(tmp_path / "missing.json")
+    assert e.value.file == str(tmp_path / "missing.json") and "no such scene file" in str(e.value)
+    assert type(e.value) is ardent.InputError  # no key: not a SceneError
+    d = ardent.Scene.load(DATA / "scenes" / "shoebox.json").to_dict()
+    d["simulation"]["duration"] = -2
+    with pytest.raises(ardent.SceneError) as e:
+        ardent.Scene.from_dict(d)
+    assert e.value.file is None and e.value.key == "simulation.duration"
+    assert ardent.Scene.load(DATA / "scenes" / "shoebox.json") != None  # noqa: E711

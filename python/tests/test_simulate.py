@@ -4,6 +4,8 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -103,9 +105,15 @@ def test_an_existing_output_is_kept_unless_forced(tmp_path, shoebox_path):
     with pytest.raises(ardent.InputError, match="exists"):
         ardent.simulate(s, out, progress=False, **SMALL)
     # --force replaces only a results directory Ardent wrote.
-    with pytest.raises(ardent.InputError):
+    with pytest.raises(ardent.InputError, match="replaces only a results directory"):
         ardent.simulate(s, out, force=True, progress=False, **SMALL)
     assert (out / "precious.txt").read_text() == "mine"
+    ours = tmp_path / "ours"
+    first = ardent.simulate(s, ours, progress=False, band="wave", **SMALL).ir("S1", "R1").size
+    second = ardent.simulate(s, ours, force=True, progress=False, band="wave", duration=0.2,
+                             max_frequency=SMALL["max_frequency"])
+    assert second.ir("S1", "R1").size == round(0.2 * 48000) != first
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "ours"]
 
 
 def test_an_exception_in_the_progress_callback_stops_the_run(tmp_path, shoebox_path):
@@ -122,29 +130,64 @@ def test_an_exception_in_the_progress_callback_stops_the_run(tmp_path, shoebox_p
 def test_ctrl_c_cancels_cleanly(tmp_path, shoebox_path):
     # A child process runs a long simulation and says when it is stepping; SIGINT then must end
     # it with KeyboardInterrupt, and nothing may remain in the output's folder.
+    out = tmp_path / "out"
+    out.mkdir()
     script = textwrap.dedent(f"""
         import sys, ardent
         def report(p):
             if p.phase == "solve" and p.done > 0:
                 print("stepping", flush=True)
         try:
-            ardent.simulate(ardent.Scene.load({str(shoebox_path)!r}), {str(tmp_path / 'run')!r},
+            ardent.simulate(ardent.Scene.load({str(shoebox_path)!r}), {str(out / 'run')!r},
                             progress=report, max_frequency=500, duration=20.0, band="wave")
         except KeyboardInterrupt as e:
             print("interrupted:", e, flush=True)
             sys.exit(7)
         print("finished", flush=True)
     """)
-    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    with open(tmp_path / "stderr.txt", "w") as err:
+        child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                                 stderr=err, text=True, env=os.environ.copy())
+        killer = threading.Timer(300, child.kill)  # a hang fails the test instead of CI
+        killer.start()
+        try:
+            for line in child.stdout:
+                if line.startswith("stepping"):
+                    child.send_signal(signal.SIGINT)
+                    break
+            rest, _ = child.communicate(timeout=120)
+        finally:
+            killer.cancel()
+            child.kill()
+    assert child.returncode == 7, (rest, (tmp_path / "stderr.txt").read_text())
+    assert "interrupted" in rest
+    assert list(out.iterdir()) == []
+
+
+def test_other_threads_run_while_it_steps_and_callbacks_may_read_a_grid(tmp_path, cli_run):
+    # The GIL is released while the run steps: a Python thread counts meanwhile. The callback
+    # reads a grid file (HDF5) while the run, which writes its own grid, holds HDF5's lock.
+    scene_file, cli_out = cli_run
+    grid = ardent.Grid(cli_out / "grid" / "S1.h5")
+    ticks, reads = [], []
+    stop = threading.Event()
+
+    def count():
+        while not stop.is_set():
+            ticks.append(1)
+            time.sleep(0.001)
+
+    def report(p):
+        if p.phase == "write" and not reads:
+            reads.append(grid.ir(0).size)
+
+    t = threading.Thread(target=count)
+    t.start()
     try:
-        for line in child.stdout:
-            if line.startswith("stepping"):
-                break
-        child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=120)
+        ardent.simulate(ardent.Scene.load(scene_file), tmp_path / "r", progress=report,
+                        max_frequency=300, duration=1.0, threads=2)
     finally:
-        child.kill()
-    assert child.returncode == 7, (out, err)
-    assert "interrupted" in out
-    assert list(tmp_path.iterdir()) == []
+        stop.set()
+        t.join()
+    assert reads == [grid.samples]
+    assert len(ticks) > 100, len(ticks)
