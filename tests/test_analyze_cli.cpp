@@ -12,6 +12,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +25,28 @@
 
 namespace ardent::test {
 namespace {
+
+// map.csv of `ardent analyze --map`: its header, and each row as its text and its fields (an
+// empty last field included).
+struct MapCsv {
+    std::string header;
+    std::vector<std::pair<std::string, std::vector<std::string>>> rows;
+};
+
+MapCsv read_map_csv(const std::filesystem::path& file) {
+    MapCsv csv;
+    std::ifstream in(file);
+    std::getline(in, csv.header);
+    for (std::string line; std::getline(in, line);) {
+        std::vector<std::string> f;
+        std::stringstream ss(line);
+        for (std::string x; std::getline(ss, x, ',');)
+            f.push_back(x);
+        if (!line.empty() && line.back() == ',') f.push_back("");
+        csv.rows.emplace_back(line, std::move(f));
+    }
+    return csv;
+}
 
 namespace fs = std::filesystem;
 
@@ -310,19 +333,12 @@ TEST_F(AnalyzeCli, MapValuesAreTheAnalysesOfTheGridPointsIrs) {
         expected.push_back(
             auralize::analyze_ir(grid.ir(i), grid.sample_rate(), auralize::Bands::Octave, o));
     }
-    std::ifstream in(dir / "maps" / "map.csv");
-    std::string line;
-    std::getline(in, line);
-    EXPECT_EQ(line,
+    const MapCsv csv = read_map_csv(dir / "maps" / "map.csv");
+    EXPECT_EQ(csv.header,
               "point,x_m,y_m,z_m,band_hz,t20_s,edt_s,c80_db,d50,t20_reliable,edt_reliable,from,"
               "g_db");
     size_t rows = 0, values = 0;
-    while (std::getline(in, line)) {
-        std::vector<std::string> f;
-        std::stringstream ss(line);
-        for (std::string x; std::getline(ss, x, ',');)
-            f.push_back(x);
-        if (line.back() == ',') f.push_back("");
+    for (const auto& [line, f] : csv.rows) {
         ASSERT_EQ(f.size(), 13u) << line;
         const size_t point = std::stoul(f[0]);
         ASSERT_LT(point, expected.size());
@@ -412,15 +428,9 @@ TEST_F(AnalyzeCli, FullBandMapIsTheAnalysisOfEachPointsFullBandIr) {
             auralize::analyze_ir(ardent::pipeline::grid_point_ir(grid, i, grid.ir(i), fs), fs,
                                  auralize::Bands::Octave, o));
     }
-    std::ifstream in(dir / "maps" / "map.csv");
-    std::string line;
-    std::getline(in, line);
+    const MapCsv csv = read_map_csv(dir / "maps" / "map.csv");
     size_t rows = 0, values = 0, geometric = 0;
-    while (std::getline(in, line)) {
-        std::vector<std::string> f;
-        std::stringstream ss(line);
-        for (std::string x; std::getline(ss, x, ',');)
-            f.push_back(x);
+    for (const auto& [line, f] : csv.rows) {
         ASSERT_EQ(f.size(), 13u) << line;
         const size_t point = std::stoul(f[0]);
         ASSERT_LT(point, expected.size());

@@ -19,7 +19,8 @@ using ardent::call_isolated;
 using ardent::IsolatedCallError;
 
 IsolatedCallError::Kind kind_of(const std::function<std::string()>& work,
-                                const ardent::IsolationLimits& limits, std::string* what = nullptr) {
+                                const ardent::IsolationLimits& limits,
+                                std::string* what = nullptr) {
     try {
         call_isolated(work, limits);
     } catch (const IsolatedCallError& e) {
@@ -53,7 +54,12 @@ TEST(IsolatedCall, ACrashIsReportedAndTheCallerGoesOn) {
               IsolatedCallError::Kind::Crash);
     EXPECT_NE(what.find("signal 6, aborted"), std::string::npos) << what;
     try {
-        call_isolated([]() -> std::string { std::raise(SIGSEGV); return ""; }, {});
+        call_isolated(
+            []() -> std::string {
+                std::raise(SIGSEGV);
+                return "";
+            },
+            {});
     } catch (const IsolatedCallError& e) {
         EXPECT_EQ(e.signal(), SIGSEGV);
         EXPECT_NE(std::string(e.what()).find("segmentation fault"), std::string::npos);
@@ -71,8 +77,7 @@ TEST(IsolatedCall, AHangIsKilledAtTheTimeLimit) {
                   },
                   {.timeout_s = 0.5}, &what),
               IsolatedCallError::Kind::Timeout);
-    const double s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     EXPECT_LT(s, 5.0);
     EXPECT_NE(what.find("within 0 s"), std::string::npos) << what;  // "%.0f" of 0.5
 }
@@ -84,7 +89,7 @@ TEST(IsolatedCall, AMemoryBudgetRunOutIsReported) {
     std::string what;
     EXPECT_EQ(kind_of(
                   [] {
-                      std::vector<std::vector<char>> hog;
+                      std::vector<std::vector<char> > hog;
                       for (int i = 0; i < 64; ++i)
                           hog.emplace_back(size_t{64} << 20, '\1');  // 4 GB in all
                       return std::string(1, hog.back().back());
