@@ -191,3 +191,31 @@ def test_other_threads_run_while_it_steps_and_callbacks_may_read_a_grid(tmp_path
         t.join()
     assert reads == [grid.samples]
     assert len(ticks) > 100, len(ticks)
+
+
+def test_progress_true_draws_tqdm_bars_when_tqdm_is_there(tmp_path, shoebox_path, monkeypatch):
+    # tqdm is not a dependency: a stand-in module records what the bars were told.
+    import types
+
+    bars, notes = [], []
+
+    class Bar:
+        def __init__(self, total, desc, unit, leave):
+            self.total, self.desc, self.unit, self.n, self.closed = total, desc, unit, 0, False
+            bars.append(self)
+
+        def refresh(self):
+            assert 0 <= self.n <= self.total
+
+        def close(self):
+            self.closed = True
+
+    Bar.write = staticmethod(notes.append)
+    auto = types.ModuleType("tqdm.auto")
+    auto.tqdm = Bar
+    monkeypatch.setitem(sys.modules, "tqdm", types.ModuleType("tqdm"))
+    monkeypatch.setitem(sys.modules, "tqdm.auto", auto)
+    ardent.simulate(ardent.Scene.load(shoebox_path), tmp_path / "r", threads=2, **SMALL)
+    assert [b.unit for b in bars][:2] == ["steps", "rays"] and bars[-1].unit == "IRs"
+    assert all(b.closed and b.n == b.total for b in bars)
+    assert any(n.startswith("Preprocessing") for n in notes)
