@@ -42,7 +42,7 @@ void write_all(int fd, const char* p, size_t n) {
 }
 
 // Address space mapped now, from /proc/self/statm (its first field, in pages).
-size_t mapped_bytes() {
+[[maybe_unused]] size_t mapped_bytes() {
     std::FILE* f = std::fopen("/proc/self/statm", "r");
     if (!f) return 0;
     unsigned long pages = 0;
@@ -61,6 +61,8 @@ size_t mapped_bytes() {
         const rlimit r{cap, cap};
         ::setrlimit(RLIMIT_AS, &r);
     }
+#else
+    (void)limits;
 #endif
     std::string answer;
     try {
