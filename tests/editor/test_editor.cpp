@@ -300,9 +300,12 @@ class TestEditor : public QObject {
         QSignalSpy slices(sim->runner(), &ardent::editor::SimulationRunner::slice);
         const QString out = tmp_.filePath("long.ardent");
         QVERIFY(sim->run(out.toStdString(), false));
-        while (progress.count() < 3)
-            QVERIFY(progress.wait(60000));
-        if (slices.isEmpty()) QVERIFY(slices.wait(10000));  // the live slice arrives while running
+        // Polled, not `while (count < 3) wait()`: the runner reports from its worker thread, and a
+        // spy's wait() ends at the first of the queued wake-ups, one of which may be left over
+        // from a report its previous wait() already counted, so a wait() could return false at
+        // once (1 run in 4 failed so).
+        QTRY_VERIFY_WITH_TIMEOUT(progress.count() >= 3, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!slices.isEmpty(), 10000);  // the live slice arrives while running
         const QImage img = qvariant_cast<QImage>(slices.last().at(0));
         QVERIFY(!img.isNull() && img.width() > 4 && img.height() > 4);
         sim->cancel();
