@@ -61,7 +61,10 @@ std::vector<float> join_at_crossover(std::span<const float> low, std::span<const
     if (n_in == 0) return {};
     // The split's response lasts a few periods of the transition's width: room for it to ring
     // before time zero and after the end without wrapping onto the IR.
-    const auto pad = static_cast<size_t>(std::ceil(40 * sample_rate / crossover_hz));
+    const double periods = std::ceil(40 * sample_rate / crossover_hz);
+    if (!(periods <= 64.0 * static_cast<double>(n_in) + 4e6))
+        throw std::invalid_argument("join_at_crossover: the crossover is too low for the IR");
+    const auto pad = static_cast<size_t>(periods);
     const size_t n = fast_size(n_in + 2 * pad);
     detail::RealFft fft(n, detail::Planning::Estimate);
     auto a = detail::alloc_floats(n), b = detail::alloc_floats(n);

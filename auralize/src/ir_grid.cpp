@@ -145,8 +145,8 @@ void all_finite(const std::vector<T>& v, const std::string& what, const fs::path
 
 // Group /geometric of a full-band grid (format 4), checked whole: shapes that agree, finite
 // values, increasing bin edges from 0, paths of each point in order, cells that exist.
-GridGeometric read_geometric(hid_t f, size_t points, double duration, double budget,
-                             const fs::path& file) {
+GridGeometric read_geometric(hid_t f, size_t points, double duration, double sample_rate,
+                             double budget, const fs::path& file) {
     H5Handle g(H5Gopen2(f, "geometric", H5P_DEFAULT), H5Gclose);
     if (g.id < 0) bad(file, "/geometric cannot be opened");
     GridGeometric out;
@@ -157,6 +157,11 @@ GridGeometric read_geometric(hid_t f, size_t points, double duration, double bud
         return *v;
     };
     out.crossover_hz = positive("crossover_hz");
+    // Below the stored band's Nyquist frequency (a run's crossover lies below its max_frequency,
+    // which the band rate exceeds 2.5 times), and not below 1 Hz: the join's padding grows as its
+    // inverse (fuzz_grid_reader: 6e-136 Hz asked for 1e140 samples).
+    if (out.crossover_hz < 1 || out.crossover_hz >= sample_rate / 2)
+        bad(file, "attribute /geometric crossover_hz is not between 1 Hz and half the sample rate");
     out.speed_of_sound = positive("speed_of_sound");
     out.cell_size = positive("cell_size");
     constexpr size_t B = GridGeometric::kBands;
@@ -391,8 +396,9 @@ void IrGrid::open(const fs::path& file) {
         index_[pack(q[0], q[1], q[2])] = i;
     }
     if (*format == "ardent-grid/4" && H5Lexists(f, "geometric", H5P_DEFAULT) > 0)
-        geometric_ = read_geometric(f, positions_.size(),
-                                    static_cast<double>(samples_) / sample_rate_, budget, file);
+        geometric_ =
+            read_geometric(f, positions_.size(), static_cast<double>(samples_) / sample_rate_,
+                           sample_rate_, budget, file);
 }
 
 IrGrid::~IrGrid() {
