@@ -49,11 +49,13 @@ def first_frame(report: str):
     return None
 
 
-def classify(binary: str, artifact: str, env: dict):
+def classify(binary: str, target: str, artifact: str, env: dict):
     kind = os.path.basename(artifact).split("-")[1] if "-" in os.path.basename(artifact) else ""
-    # The malloc limit at the RSS limit: an allocation that would pass it is stopped with its
-    # stack (an RSS overrun has none).
-    args = [binary, artifact, "-timeout=30", "-rss_limit_mb=2048", "-malloc_limit_mb=2048"]
+    # The run's limits: the malloc limit at the RSS limit, so that an allocation that would pass
+    # it is stopped with its stack (an RSS overrun has none), except for the HDF5 targets, whose
+    # library allocates what a damaged header claims before it reports the error (scripts/fuzz).
+    malloc_mb = 16384 if target in ("grid_reader", "sofa_reader") else 2048
+    args = [binary, artifact, "-timeout=30", "-rss_limit_mb=2048", f"-malloc_limit_mb={malloc_mb}"]
     try:
         r = subprocess.run(args, capture_output=True, text=True, errors="replace", env=env,
                            timeout=300)
@@ -85,7 +87,7 @@ def main() -> int:
     env["ASAN_OPTIONS"] += ":symbolize=1"
     ours = 0
     for a in artifacts:
-        verdict, why, kind = classify(binary, a, env)
+        verdict, why, kind = classify(binary, target, a, env)
         ours += verdict == "ardent"
         print(f"  {verdict:9} {kind:8} {os.path.basename(a)}: {why}")
     return 1 if ours else 0

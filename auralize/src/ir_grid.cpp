@@ -158,10 +158,12 @@ GridGeometric read_geometric(hid_t f, size_t points, double duration, double sam
     };
     out.crossover_hz = positive("crossover_hz");
     // Below the stored band's Nyquist frequency (a run's crossover lies below its max_frequency,
-    // which the band rate exceeds 2.5 times), and not below 1 Hz: the join's padding grows as its
-    // inverse (fuzz_grid_reader: 6e-136 Hz asked for 1e140 samples).
-    if (out.crossover_hz < 1 || out.crossover_hz >= sample_rate / 2)
-        bad(file, "attribute /geometric crossover_hz is not between 1 Hz and half the sample rate");
+    // which the band rate exceeds 2.5 times), and not below 10 Hz, under the lowest octave band:
+    // the join's padding grows as its inverse (fuzz_grid_reader: 6e-136 Hz asked for 1e140
+    // samples), and at 10 Hz stays within join_at_crossover's bound at any output rate.
+    if (out.crossover_hz < 10 || out.crossover_hz >= sample_rate / 2)
+        bad(file,
+            "attribute /geometric crossover_hz is not between 10 Hz and half the sample rate");
     out.speed_of_sound = positive("speed_of_sound");
     out.cell_size = positive("cell_size");
     constexpr size_t B = GridGeometric::kBands;

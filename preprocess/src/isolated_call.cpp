@@ -2,14 +2,16 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <csignal>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <new>
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -51,10 +53,23 @@ void write_all(int fd, const char* p, size_t n) {
     return got == 1 ? pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE)) : 0;
 }
 
-[[noreturn]] void run_child(int fd, const std::function<std::string()>& work,
+[[noreturn]] void run_child(int fd, pid_t parent, const std::function<std::string()>& work,
                             const IsolationLimits& limits) {
-    // Ctrl-C is for the parent, which knows what to stop and clean up; the child ends with it.
+    // Ctrl-C is for the parent, which knows what to stop and clean up. The child ends with the
+    // parent however that ends (killed by a second Ctrl-C too), and within twice the time limit
+    // of CPU even if the parent waits on.
     std::signal(SIGINT, SIG_IGN);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(126);  // the parent ended before the line above
+    if (limits.timeout_s > 0) {
+        const auto cpu = static_cast<rlim_t>(2 * limits.timeout_s + 1);
+        const rlimit r{cpu, cpu};
+        ::setrlimit(RLIMIT_CPU, &r);
+    }
+    // Only the answer's pipe and the standard streams: a descriptor inherited from another
+    // thread's work (another call's pipe) must not stay open here.
+    if (fd > 3) ::close_range(3, static_cast<unsigned>(fd) - 1, 0);
+    ::close_range(static_cast<unsigned>(fd) + 1, ~0U, 0);
 #ifndef ARDENT_SANITIZED
     if (limits.memory_bytes > 0) {
         const rlim_t cap = mapped_bytes() + limits.memory_bytes;
@@ -64,19 +79,31 @@ void write_all(int fd, const char* p, size_t n) {
 #else
     (void)limits;
 #endif
-    std::string answer;
+    // Nothing may unwind out of here into the parent's code (its copy in this process).
     try {
-        answer = kOk + work();
-    } catch (const InputError& e) {
-        answer = kInput + std::string(e.what());
-    } catch (const std::bad_alloc&) {
-        answer = std::string(1, kMemory);
-    } catch (const std::exception& e) {
-        answer = kOther + std::string(e.what());
+        char tag = kOk;
+        std::string answer;
+        try {
+            answer = work();
+        } catch (const InputError& e) {
+            tag = kInput;
+            answer = e.what();
+        } catch (const std::bad_alloc&) {
+            tag = kMemory;
+            answer.clear();
+        } catch (const std::exception& e) {
+            tag = kOther;
+            answer = e.what();
+        } catch (...) {
+            tag = kOther;
+            answer = "an unknown exception";
+        }
+        write_all(fd, &tag, 1);
+        write_all(fd, answer.data(), answer.size());
     } catch (...) {
-        answer = kOther + std::string("an unknown exception");
+        const char tag = kMemory;  // the answer itself could not be made
+        write_all(fd, &tag, 1);
     }
-    write_all(fd, answer.data(), answer.size());
     ::close(fd);
     // No destructors, atexit handlers or stdio flushes of the parent's state: they are the
     // parent's to run.
@@ -104,11 +131,15 @@ std::string gigabytes(size_t bytes) {
 
 std::string call_isolated(const std::function<std::string()>& work, const IsolationLimits& limits) {
     int fds[2];
-    if (::pipe(fds) != 0)
+    if (::pipe2(fds, O_CLOEXEC) != 0)
         throw IsolatedCallError(
             IsolatedCallError::Kind::Failure, 0,
             std::string("could not start a reader process (pipe: ") + std::strerror(errno) + ")");
-    std::fflush(nullptr);  // nothing buffered is written twice
+    // Nothing buffered is written twice (stdout and stderr alone: fflush(nullptr) would wait for
+    // a stream another thread holds).
+    std::fflush(stdout);
+    std::fflush(stderr);
+    const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) {
         const int err = errno;
@@ -120,9 +151,23 @@ std::string call_isolated(const std::function<std::string()>& work, const Isolat
     }
     if (pid == 0) {
         ::close(fds[0]);
-        run_child(fds[1], work, limits);
+        run_child(fds[1], parent, work, limits);
     }
     ::close(fds[1]);
+    // Whatever happens below, the pipe is closed and the child killed and reaped.
+    struct Child {
+        pid_t pid;
+        int fd;
+        bool reaped = false;
+        ~Child() {
+            if (fd >= 0) ::close(fd);
+            if (!reaped) {
+                ::kill(pid, SIGKILL);
+                while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+                }
+            }
+        }
+    } child{pid, fds[0]};
 
     using Clock = std::chrono::steady_clock;
     const auto deadline = limits.timeout_s > 0
@@ -143,20 +188,25 @@ std::string call_isolated(const std::function<std::string()>& work, const Isolat
             }
             wait_ms = static_cast<int>(std::min<long long>(left.count(), 1000));
         }
-        pollfd p{fds[0], POLLIN, 0};
+        pollfd p{child.fd, POLLIN, 0};
         const int ready = ::poll(&p, 1, wait_ms);
         if (ready < 0 && errno == EINTR) continue;
         if (ready <= 0) continue;  // re-check the deadline
-        const ssize_t n = ::read(fds[0], buf, sizeof buf);
+        const ssize_t n = ::read(child.fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;  // the child closed its end: done or dead
         bytes.append(buf, static_cast<size_t>(n));
     }
-    ::close(fds[0]);
+    ::close(child.fd);
+    child.fd = -1;
     if (timed_out) ::kill(pid, SIGKILL);
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    pid_t waited;
+    while ((waited = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
     }
+    child.reaped = true;
+    if (waited != pid)  // e.g. SIGCHLD ignored by the program: the child's end is unknown
+        status = 0;
     if (timed_out) {
         char t[32];
         std::snprintf(t, sizeof t, "%.0f s", limits.timeout_s);

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <type_traits>
 
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
@@ -158,6 +159,8 @@ void put(std::string& b, const T& v) {
     b.append(reinterpret_cast<const char*>(&v), sizeof v);
 }
 
+static_assert(std::is_trivially_copyable_v<Vec3> && std::is_trivially_copyable_v<Triangle>);
+
 std::string pack_mesh(const TriangleMesh& m) {
     std::string b;
     put(b, m.vertices.size());
@@ -177,7 +180,7 @@ std::string pack_mesh(const TriangleMesh& m) {
 TriangleMesh unpack_mesh(const std::string& b) {
     size_t at = 0;
     const auto take = [&](size_t n) {
-        if (n > b.size() - at) throw std::runtime_error("the reader process's answer is cut off");
+        if (n > b.size() - at) throw std::runtime_error("sent back a cut-off answer");
         const char* p = b.data() + at;
         at += n;
         return p;
@@ -190,7 +193,7 @@ TriangleMesh unpack_mesh(const std::string& b) {
     TriangleMesh m;
     const size_t nv = count(), nt = count(), ng = count();
     if (nv > b.size() / sizeof(Vec3) || nt > b.size() / sizeof(Triangle) || ng > b.size())
-        throw std::runtime_error("the reader process's answer is damaged");
+        throw std::runtime_error("sent back a damaged answer");
     m.vertices.resize(nv);
     std::memcpy(m.vertices.data(), take(nv * sizeof(Vec3)), nv * sizeof(Vec3));
     m.triangles.resize(nt);
@@ -201,6 +204,15 @@ TriangleMesh unpack_mesh(const std::string& b) {
             const size_t n = count();
             s->assign(take(n), n);
         }
+    // The child ran Assimp, which was isolated for corrupting memory: its answer is checked
+    // before anything indexes with it.
+    if (at != b.size()) throw std::runtime_error("sent back a damaged answer");
+    for (const Triangle& t : m.triangles)
+        if (t.v[0] >= nv || t.v[1] >= nv || t.v[2] >= nv || t.group >= ng)
+            throw std::runtime_error("sent back a damaged answer");
+    for (const Vec3& v : m.vertices)
+        if (!std::isfinite(v.x) || !std::isfinite(v.y) || !std::isfinite(v.z))
+            throw std::runtime_error("sent back a damaged answer");
     return m;
 }
 
@@ -233,8 +245,13 @@ TriangleMesh import_mesh(const std::filesystem::path& file, double scale, MeshIs
                                          size_t{4} << 30, 64 * static_cast<size_t>(ec ? 0 : size)),
                                      .timeout_s = std::max(120.0, 2.0 * mb)};
         try {
-            out = unpack_mesh(call_isolated(
-                [&] { return pack_mesh(read_with_assimp(file, name, scale)); }, limits));
+            const std::string answer = call_isolated(
+                [&] { return pack_mesh(read_with_assimp(file, name, scale)); }, limits);
+            try {
+                out = unpack_mesh(answer);
+            } catch (const std::runtime_error& e) {
+                throw IsolatedCallError(IsolatedCallError::Kind::Failure, 0, e.what());
+            }
         } catch (const IsolatedCallError& e) {
             throw InputError(name + ": not a readable mesh: the model reader (Assimp) " + e.what() +
                              " on it (a damaged file?)");

@@ -255,13 +255,14 @@ void bind_scene(py::module_& m) {
         .def(
             "add_source",
             [](Scene& s, std::string name, const py::handle& position) {
-                s.sources.push_back({std::move(name), to_vec3(position, "position")});
+                add_emitter(s, ListKind::Sources, {std::move(name), to_vec3(position, "position")});
             },
             py::arg("name"), py::arg("position"))
         .def(
             "add_receiver",
             [](Scene& s, std::string name, const py::handle& position) {
-                s.receivers.push_back({std::move(name), to_vec3(position, "position")});
+                add_emitter(s, ListKind::Receivers,
+                            {std::move(name), to_vec3(position, "position")});
             },
             py::arg("name"), py::arg("position"))
         .def(

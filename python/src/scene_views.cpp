@@ -54,6 +54,25 @@ size_t index_of(Scene& s, ListKind k, const py::handle& key) {
     return static_cast<size_t>(i);
 }
 
+// Views find elements by name, so names stay unique: among the sources and receivers together
+// (as the scene file's reader has them) and among the materials.
+bool name_taken(Scene& s, ListKind k, const std::string& name) {
+    if (k == ListKind::Materials)
+        return std::any_of(s.materials.begin(), s.materials.end(),
+                           [&](const Material& m) { return m.name == name; });
+    for (const auto* list : {&s.sources, &s.receivers})
+        for (const Emitter& e : *list)
+            if (e.name == name) return true;
+    return false;
+}
+
+void check_new_name(Scene& s, ListKind k, const std::string& name) {
+    if (name_taken(s, k, name))
+        throw py::value_error(
+            std::string(k == ListKind::Materials ? "a material" : "a source or receiver") +
+            " named \"" + name + "\" exists already");
+}
+
 Emitter& emitter(const EmitterView& v) {
     Scene& s = scene_of(v.scene);
     return emitters(s, v.kind)[find(s, v.kind, v.name)];
@@ -185,17 +204,33 @@ MaterialView material_view(const py::object& scene, const std::string& name) {
 }
 
 void assign_list(Scene& s, ListKind kind, const py::iterable& items) {
+    // Built apart, then each element added as append() adds it, so the names stay unique.
+    Scene next = s;
     if (kind == ListKind::Materials) {
         std::vector<Material> v;
         for (const py::handle& item : items)
             v.push_back(material_value(item));
-        s.materials = std::move(v);
+        next.materials.clear();
+        for (Material& m : v) {
+            check_new_name(next, kind, m.name);
+            next.materials.push_back(std::move(m));
+        }
     } else {
         std::vector<Emitter> v;
         for (const py::handle& item : items)
             v.push_back(emitter_value(item));
-        emitters(s, kind) = std::move(v);
+        emitters(next, kind).clear();
+        for (Emitter& e : v) {
+            check_new_name(next, kind, e.name);
+            emitters(next, kind).push_back(std::move(e));
+        }
     }
+    s = std::move(next);
+}
+
+void add_emitter(Scene& s, ListKind kind, Emitter e) {
+    check_new_name(s, kind, e.name);
+    emitters(s, kind).push_back(std::move(e));
 }
 
 void bind_scene_views(py::module_& m) {
@@ -206,7 +241,10 @@ void bind_scene_views(py::module_& m) {
         .def_property(
             "name", [](const EmitterView& v) { return emitter(v).name; },
             [](EmitterView& v, std::string name) {
-                emitter(v).name = name;
+                Emitter& e = emitter(v);
+                if (name == e.name) return;
+                check_new_name(scene_of(v.scene), v.kind, name);
+                e.name = name;
                 v.name = std::move(name);
             })
         .def_property(
@@ -225,9 +263,17 @@ void bind_scene_views(py::module_& m) {
         .def_property(
             "name", [](const MaterialView& v) { return material(v).name; },
             [](MaterialView& v, std::string name) {
-                material(v).name = name;
+                Material& mat = material(v);
+                if (name == mat.name) return;
+                Scene& s = scene_of(v.scene);
+                check_new_name(s, ListKind::Materials, name);
+                // The surface rules follow their material.
+                for (SurfaceRule& r : s.surfaces)
+                    if (r.material == mat.name) r.material = name;
+                mat.name = name;
                 v.name = std::move(name);
-            })
+            },
+            "Renaming a material renames it in the surface rules too")
         .def_property(
             "absorption",
             [](const MaterialView& v) {
@@ -283,7 +329,10 @@ void bind_scene_views(py::module_& m) {
         .def(
             "append",
             [](const EmitterList& l, const py::handle& e) {
-                emitters(scene_of(l.scene), l.kind).push_back(emitter_value(e));
+                Scene& s = scene_of(l.scene);
+                Emitter value = emitter_value(e);
+                check_new_name(s, l.kind, value.name);
+                emitters(s, l.kind).push_back(std::move(value));
             },
             py::arg("emitter"))
         .def("__repr__", [](const EmitterList& l) {
@@ -299,7 +348,10 @@ void bind_scene_views(py::module_& m) {
         .def(
             "append",
             [](const MaterialList& l, const py::handle& mat) {
-                scene_of(l.scene).materials.push_back(material_value(mat));
+                Scene& s = scene_of(l.scene);
+                Material value = material_value(mat);
+                check_new_name(s, ListKind::Materials, value.name);
+                s.materials.push_back(std::move(value));
             },
             py::arg("material"))
         .def("__repr__", [](const MaterialList& l) {

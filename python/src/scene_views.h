@@ -42,8 +42,11 @@ void bind_scene_views(pybind11::module_& m);
 EmitterView emitter_view(const pybind11::object& scene, ListKind kind, const std::string& name);
 MaterialView material_view(const pybind11::object& scene, const std::string& name);
 
-// Replaces a list of the scene with `items` (Emitter or Material values, or views of elements).
+// Replaces a list of the scene with `items` (Emitter or Material values, or views of elements);
+// ValueError for a name used twice (views find elements by name).
 void assign_list(Scene& scene, ListKind kind, const pybind11::iterable& items);
+// Appends a source or receiver; ValueError when a source or receiver has its name already.
+void add_emitter(Scene& scene, ListKind kind, Emitter e);
 
 // Bands of a material as Python sees them, and from Python: a number, or {centre Hz: value}.
 pybind11::object bands_to_python(const std::vector<AbsorptionBand>& bands, bool per_band);

@@ -154,3 +154,19 @@ def test_errors_raised_in_python_carry_the_same_attributes(tmp_path):
         ardent.Scene.from_dict(d)
     assert e.value.file is None and e.value.key == "simulation.duration"
     assert ardent.Scene.load(DATA / "scenes" / "shoebox.json") != None  # noqa: E711
+
+
+def test_names_stay_unique_and_a_material_renamed_keeps_its_surfaces(shoebox_path):
+    s = ardent.Scene.load(shoebox_path)
+    with pytest.raises(ValueError, match='"R1" exists already'):
+        s.add_source("R1", (1, 1, 1))  # sources and receivers share their names
+    with pytest.raises(ValueError, match='"S1" exists already'):
+        s.receivers.append(ardent.Emitter("S1", (1, 1, 1)))
+    with pytest.raises(ValueError, match='"R2" exists already'):
+        s.receivers[0].name = "R2"
+    with pytest.raises(ValueError, match="exists already"):
+        s.receivers = [ardent.Emitter("A", (1, 1, 1)), ardent.Emitter("A", (2, 2, 2))]
+    assert s.receivers.names() == ["R1", "R2"]
+    s.material("hard_surface").name = "concrete"
+    assert s.to_dict()["surfaces"]["*"] == "concrete"
+    s.validate()
