@@ -68,47 +68,22 @@ void bind_parts(py::module_& m) {
         .def(py::init([](std::string name, const py::handle& absorption) {
                  Material mat;
                  mat.name = std::move(name);
-                 bool per_band = false;
-                 mat.set_bands(bands_from_python(absorption, "absorption", per_band));
-                 mat.per_band = per_band;
+                 set_absorption(mat, absorption);
                  return mat;
              }),
              py::arg("name"), py::arg("absorption") = 0.0)
         .def_readwrite("name", &Material::name)
+        .def_property("absorption", &absorption_of, &set_absorption,
+                      "Random-incidence absorption: a number, or {centre Hz: alpha}")
         .def_property(
-            "absorption",
-            [](const Material& mat) { return bands_to_python(mat.absorption, mat.per_band); },
-            [](Material& mat, const py::handle& v) {
-                bool per_band = false;
-                auto bands = bands_from_python(v, "absorption", per_band);
-                mat.set_bands(bands);  // drops lab data
-                mat.per_band = per_band;
-            },
-            "Random-incidence absorption: a number, or {centre Hz: alpha}")
-        .def_property(
-            "scattering",
-            [](const Material& mat) -> py::object {
-                if (mat.scattering.empty()) return py::none();
-                return bands_to_python(mat.scattering, mat.scattering_per_band);
-            },
-            [](Material& mat, const py::handle& v) {
-                if (v.is_none()) {
-                    mat.scattering.clear();
-                    mat.scattering_per_band = false;
-                    return;
-                }
-                bool per_band = false;
-                mat.scattering = bands_from_python(v, "scattering", per_band);
-                mat.scattering_per_band = per_band;
-            },
+            "scattering", &scattering_of, &set_scattering,
             "Scattering coefficient: None (the default, 0.4), a number, or {centre Hz: s}")
         .def("absorption_at", &Material::absorption_at, py::arg("hz"),
              "The random-incidence absorption at a frequency, interpolated in log frequency")
         .def("scattering_at", &Material::scattering_at, py::arg("hz"))
         .def("__repr__", [](const Material& mat) {
             return "Material(" + py::repr(py::str(mat.name)).cast<std::string>() + ", " +
-                   py::repr(bands_to_python(mat.absorption, mat.per_band)).cast<std::string>() +
-                   ")";
+                   py::repr(absorption_of(mat)).cast<std::string>() + ")";
         });
 
     py::class_<SimulationSettings>(m, "SimulationSettings", "The scene's `simulation` keys.")

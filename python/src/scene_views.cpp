@@ -84,7 +84,7 @@ Material& material(const MaterialView& v) {
 }
 
 std::string repr_bands(const Material& m) {
-    return py::repr(bands_to_python(m.absorption, m.per_band)).cast<std::string>();
+    return py::repr(absorption_of(m)).cast<std::string>();
 }
 
 std::string repr_emitter(const char* cls, const Emitter& e) {
@@ -167,6 +167,8 @@ py::class_<List> bind_list(py::module_& m, const char* name, const char* doc) {
 
 }  // namespace
 
+namespace {
+
 py::object bands_to_python(const std::vector<AbsorptionBand>& bands, bool per_band) {
     if (!per_band) return py::float_(bands.empty() ? 0.0 : bands.front().alpha);
     py::dict d;
@@ -191,6 +193,30 @@ std::vector<AbsorptionBand> bands_from_python(const py::handle& v, const char* w
         per_band = false;
     }
     return bands;
+}
+
+}  // namespace
+
+py::object absorption_of(const Material& m) {
+    return bands_to_python(m.absorption, m.per_band);
+}
+
+void set_absorption(Material& m, const py::handle& value) {
+    bool per_band = false;
+    m.set_bands(bands_from_python(value, "absorption", per_band));  // drops lab data
+    m.per_band = per_band;
+}
+
+py::object scattering_of(const Material& m) {
+    if (m.scattering.empty()) return py::none();
+    return bands_to_python(m.scattering, m.scattering_per_band);
+}
+
+void set_scattering(Material& m, const py::handle& value) {
+    bool per_band = false;
+    m.scattering = value.is_none() ? std::vector<AbsorptionBand>{}
+                                   : bands_from_python(value, "scattering", per_band);
+    m.scattering_per_band = per_band;
 }
 
 EmitterView emitter_view(const py::object& scene, ListKind kind, const std::string& name) {
@@ -275,36 +301,15 @@ void bind_scene_views(py::module_& m) {
             },
             "Renaming a material renames it in the surface rules too")
         .def_property(
-            "absorption",
-            [](const MaterialView& v) {
-                const Material& mat = material(v);
-                return bands_to_python(mat.absorption, mat.per_band);
-            },
+            "absorption", [](const MaterialView& v) { return absorption_of(material(v)); },
             [](const MaterialView& v, const py::handle& value) {
-                bool per_band = false;
-                auto bands = bands_from_python(value, "absorption", per_band);
-                Material& mat = material(v);
-                mat.set_bands(bands);  // drops lab data
-                mat.per_band = per_band;
+                set_absorption(material(v), value);
             },
             "Random-incidence absorption: a number, or {centre Hz: alpha}")
         .def_property(
-            "scattering",
-            [](const MaterialView& v) -> py::object {
-                const Material& mat = material(v);
-                if (mat.scattering.empty()) return py::none();
-                return bands_to_python(mat.scattering, mat.scattering_per_band);
-            },
+            "scattering", [](const MaterialView& v) { return scattering_of(material(v)); },
             [](const MaterialView& v, const py::handle& value) {
-                Material& mat = material(v);
-                if (value.is_none()) {
-                    mat.scattering.clear();
-                    mat.scattering_per_band = false;
-                    return;
-                }
-                bool per_band = false;
-                mat.scattering = bands_from_python(value, "scattering", per_band);
-                mat.scattering_per_band = per_band;
+                set_scattering(material(v), value);
             },
             "Scattering coefficient: None (the default, 0.4), a number, or {centre Hz: s}")
         .def(

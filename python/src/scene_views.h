@@ -48,9 +48,11 @@ void assign_list(Scene& scene, ListKind kind, const pybind11::iterable& items);
 // Appends a source or receiver; ValueError when a source or receiver has its name already.
 void add_emitter(Scene& scene, ListKind kind, Emitter e);
 
-// Bands of a material as Python sees them, and from Python: a number, or {centre Hz: value}.
-pybind11::object bands_to_python(const std::vector<AbsorptionBand>& bands, bool per_band);
-std::vector<AbsorptionBand> bands_from_python(const pybind11::handle& v, const char* what,
-                                              bool& per_band);
+// A material's coefficients as Python sees them and sets them: a number, or {centre Hz: value};
+// scattering None for the default. Shared by ardent.Material and ardent.SceneMaterial.
+pybind11::object absorption_of(const Material& m);
+void set_absorption(Material& m, const pybind11::handle& value);  // drops lab data
+pybind11::object scattering_of(const Material& m);
+void set_scattering(Material& m, const pybind11::handle& value);
 
 }  // namespace ardent::python
