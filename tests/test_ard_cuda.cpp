@@ -157,7 +157,21 @@ TEST(ArdCuda, FurnishedRoomWithAbsorbersAgreesWithCpu) {
     ASSERT_GT(pml_reads_pml, 0u);
     std::printf("[ measured ] %zu PML-line reads hold another PML line's cells\n", pml_reads_pml);
     REQUIRE_GPU();
-    EXPECT_LE(cpu_vs_cuda(p, 1500, Precision::Float32, "furnished room").rel_l2, 1e-4);
+    // Float32 rounding alone moves this run's receivers by about 1.6e-4 (relative L2 of the CPU's
+    // float32 against its float64, most of it a drift below 5 Hz that the absorbers' branches do
+    // not damp): the CUDA float32 run must stay within a few times that of the CPU's.
+    SolverOptions o32, o64;
+    o32.precision = Precision::Float32;
+    o64.precision = Precision::Float64;
+    auto cpu32 = make_solver(p, o32), cpu64 = make_solver(p, o64);
+    cpu32->advance(1500);
+    cpu64->advance(1500);
+    const double rounding = relative_l2(cpu64->receivers(), cpu32->receivers());
+    std::printf(
+        "[ measured ] furnished room, 1500 steps: CPU float32 vs float64 relative L2 %.3g\n",
+        rounding);
+    EXPECT_LE(cpu_vs_cuda(p, 1500, Precision::Float32, "furnished room").rel_l2,
+              std::max(1e-4, 3 * rounding));
     EXPECT_LE(cpu_vs_cuda(p, 300, Precision::Float64, "furnished room").rel_l2, 1e-9);
 }
 

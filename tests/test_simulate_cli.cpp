@@ -520,6 +520,23 @@ TEST_F(SimulateCli, CheckpointAndResume) {
               std::string::npos)
         << r.err;
     EXPECT_EQ(dir.listing(), listing);
+    // A checkpoint of an Ardent whose walls stepped differently (format 1) is not resumed.
+    const fs::path state_json = dir / "out.tmp-partial" / "checkpoint" / "state.json";
+    const std::string current = slurp(state_json);
+    const size_t at = current.find("ardent-checkpoint/2");
+    ASSERT_NE(at, std::string::npos) << current;
+    std::string older = current;
+    older.replace(at, std::string("ardent-checkpoint/2").size(), "ardent-checkpoint/1");
+    std::ofstream(state_json) << older;
+    r = run_ardent("simulate box.json --threads 1 -o out --quiet --resume --duration 0.5",
+                   dir.path());
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("its checkpoint is 'ardent-checkpoint/1', written by another version of "
+                         "Ardent"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(dir.listing(), listing);
+    std::ofstream(state_json) << current;
     r = run_ardent("simulate box.json --threads 1 -o out --quiet --resume --duration 0.5",
                    dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -457,7 +457,10 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             }
         };
         const fs::path state_file = ckdir / "state.json";
-        json state = {{"format", "ardent-checkpoint/1"},
+        // Format 2: the walls' branches step as since 2026-11-27 (docs/materials.md, "Stability
+        // in ARD"); a format-1 state would resume into a different scheme.
+        constexpr const char* kCheckpointFormat = "ardent-checkpoint/2";
+        json state = {{"format", kCheckpointFormat},
                       {"scene_hash", hash},
                       {"precision", precision_name},
                       {"checkpoint_every", settings.checkpoint_every},
@@ -467,6 +470,11 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                       {"current", nullptr}};
         if (settings.resume) {
             state = read_json_file(state_file);
+            if (const std::string f = state.value("format", ""); f != kCheckpointFormat)
+                throw InputError("cannot resume " + tmp_dir.string() + ": its checkpoint is " +
+                                 (f.empty() ? std::string("of an unknown format") : "'" + f + "'") +
+                                 ", written by another version of Ardent, which steps the walls "
+                                 "differently (delete it to start again)");
             if (state.value("scene_hash", "") != hash ||
                 state.value("precision", "") != precision_name)
                 throw InputError("cannot resume " + tmp_dir.string() +

@@ -75,8 +75,7 @@ class ArdCpu final : public Solver {
         std::fill_n(modes_[1], L.air_cells, Real(0));
 
         for (const walls::BranchCoefficients<double>& b : L.wall_branches)
-            wall_branches_.push_back({static_cast<Real>(b.a), static_cast<Real>(b.rs),
-                                      static_cast<Real>(b.rv), static_cast<Real>(b.kdt)});
+            wall_branches_.push_back(b.as<Real>());
         wall_weights_.assign(L.wall_weights.begin(), L.wall_weights.end());
         wall_s_.assign(L.wall_states, Real(0));
         wall_v_.assign(L.wall_states, Real(0));
@@ -84,6 +83,7 @@ class ArdCpu final : public Solver {
         wall_drive_.assign(L.wall_faces.size(), Real(0));
         wall_dv_.assign(L.wall_faces.size(), Real(0));
         wall_scale_ = static_cast<Real>(L.c / (L.h * dt_));
+        wall_slope_ = static_cast<Real>(wall_face_slope(L.c * dt_ / L.h));
 
         build_coefficients();
         build_pml_profile();
@@ -430,7 +430,7 @@ class ArdCpu final : public Solver {
             const auto st = static_cast<size_t>(w.state_begin);
             wall_drive_[f] = wall_face_drive(u, w.branches, wall_branches_.data() + w.branch_begin,
                                              wall_s_.data() + st, wall_v_.data() + st, 1,
-                                             wall_u_[f], wall_dv_[f], wall_scale_);
+                                             wall_u_[f], wall_dv_[f], wall_scale_, wall_slope_);
         }
         // Faces share cells (corners, thin partitions): scattered in order.
         for (size_t f = 0; f < L.wall_faces.size(); ++f) {
@@ -497,6 +497,7 @@ class ArdCpu final : public Solver {
     std::vector<walls::BranchCoefficients<Real>> wall_branches_;
     std::vector<Real> wall_weights_, wall_s_, wall_v_, wall_u_, wall_drive_, wall_dv_;
     Real wall_scale_ = 0;  // c / (h dt): a velocity change over a step as forcing
+    Real wall_slope_ = 0;  // wall_face_slope
     std::vector<typename F::Plan> forward_, backward_;
 };
 

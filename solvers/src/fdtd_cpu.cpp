@@ -67,8 +67,7 @@ class FdtdCpu final : public Solver {
                              b.groups_end - b.groups_begin, b.terms_begin});
         lambda_ = static_cast<Real>(L.lambda);
         for (const walls::BranchCoefficients<double>& b : L.branches)
-            branches_.push_back({static_cast<Real>(b.a), static_cast<Real>(b.rs),
-                                 static_cast<Real>(b.rv), static_cast<Real>(b.kdt)});
+            branches_.push_back(b.as<Real>());
         group_first_ = L.group_first;
         group_count_ = L.group_count;
         group_faces_.assign(L.group_faces.begin(), L.group_faces.end());

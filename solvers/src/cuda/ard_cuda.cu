@@ -478,8 +478,7 @@ class ArdCuda final : public Solver, public Profiled {
         const size_t n = L.wall_faces.size();
         std::vector<walls::BranchCoefficients<Real>> table;
         for (const walls::BranchCoefficients<double>& b : L.wall_branches)
-            table.push_back({static_cast<Real>(b.a), static_cast<Real>(b.rs),
-                             static_cast<Real>(b.rv), static_cast<Real>(b.kdt)});
+            table.push_back(b.as<Real>());
         wall_branches_.upload(table, t);
         std::vector<int32_t> cells(kReach * n, -1), begin(n), count(n);
         std::vector<Real> weights(kReach * n, Real(0));
@@ -509,6 +508,7 @@ class ArdCuda final : public Solver, public Profiled {
         wall_terms_.allocate(kReach * n, t);
         upload_gather(to, wall_gather_, t);
         wall_scale_ = static_cast<Real>(L.c / (L.h * L.dt));
+        wall_slope_ = static_cast<Real>(wall_face_slope(L.c * L.dt / L.h));
     }
 
     // f(index in the CPU backend's state order, index on the device) for every branch state.
@@ -716,7 +716,8 @@ class ArdCuda final : public Solver, public Profiled {
             wall_faces_step<<<blocks(n), kBlock, 0, stream_>>>(
                 n, wall_cells_.get(), wall_weights_.get(), wall_branch_begin_.get(),
                 wall_branch_count_.get(), wall_branches_.get(), field_.get(), wall_s_.get(),
-                wall_v_.get(), wall_u_.get(), wall_dv_.get(), wall_scale_, wall_terms_.get());
+                wall_v_.get(), wall_u_.get(), wall_dv_.get(), wall_scale_, wall_slope_,
+                wall_terms_.get());
             const long long nc = static_cast<long long>(wall_gather_.cells.size());
             gather_terms<<<blocks(nc), kBlock, 0, stream_>>>(
                 wall_gather_.cells.get(), wall_gather_.offsets.get(), wall_gather_.terms_of.get(),
@@ -926,6 +927,7 @@ class ArdCuda final : public Solver, public Profiled {
     DeviceArray<int32_t> wall_cells_, wall_branch_begin_, wall_branch_count_;
     DeviceArray<Real> wall_weights_, wall_s_, wall_v_, wall_u_, wall_dv_, wall_terms_;
     Real wall_scale_ = 0;
+    Real wall_slope_ = 0;
     int32_t ghost_terms_each_ = 0;  // every ghost's number of terms, if the same (1-3), or 0
     DeviceArray<Real> pml_air_values_;
     bool pml_reads_pml_ = false;  // a PML line reads another's cells (gather_values first)

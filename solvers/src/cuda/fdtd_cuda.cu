@@ -125,8 +125,7 @@ class FdtdCuda final : public Solver, public Profiled {
         }
         std::vector<walls::BranchCoefficients<Real>> branches;
         for (const walls::BranchCoefficients<double>& b : L.branches)
-            branches.push_back({static_cast<Real>(b.a), static_cast<Real>(b.rs),
-                                static_cast<Real>(b.rv), static_cast<Real>(b.kdt)});
+            branches.push_back(b.as<Real>());
         const std::vector<Real> zeros(pad.terms, Real(0));
         term_count_ = L.terms;
         std::vector<unsigned long long> boundary(L.boundary.begin(), L.boundary.end());

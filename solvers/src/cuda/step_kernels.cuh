@@ -129,7 +129,7 @@ __global__ void wall_faces_step(long long n, const int32_t* __restrict__ cells,
                                 const int32_t* __restrict__ branches,
                                 const walls::BranchCoefficients<Real>* __restrict__ table,
                                 const Real* __restrict__ p, Real* s, Real* v, Real* u_prev,
-                                Real* dv_prev, Real scale, Real* __restrict__ terms) {
+                                Real* dv_prev, Real scale, Real slope, Real* __restrict__ terms) {
     const long long f = thread_index();
     if (f >= n) return;
     Real u = 0;
@@ -139,7 +139,7 @@ __global__ void wall_faces_step(long long n, const int32_t* __restrict__ cells,
         if (c >= 0) u += weights[j * n + f] * p[c];
     }
     const Real drive = wall_face_drive(u, branches[f], table + branch_begin[f], s + f, v + f, n,
-                                       u_prev[f], dv_prev[f], scale);
+                                       u_prev[f], dv_prev[f], scale, slope);
 #pragma unroll
     for (int j = 0; j < kReach; ++j)
         terms[j * n + f] = weights[j * n + f] * drive;

@@ -114,25 +114,65 @@ struct WallFace {
 // field even about the face: the 6-point Lagrange interpolation at the face, (150, -25, 3) / 128.
 inline constexpr double kWallFaceWeights[kReach] = {150.0 / 128, -25.0 / 128, 3.0 / 128};
 
-// One wall face's step, host and device alike: given the face pressure u at step n, its
-// branches (table[0, branches), states s and v at 0, stride, 2 stride, ...) stepped with
-// (u + u_prev) / 2 (wall_physics.h's explicit form, half a step early), and the drive on the
-// face's cells, -scale (3 dv - dv_prev) / 2 with scale = c / (h dt): the velocity change
-// extrapolated half a step forward, to the step itself. Without that the drive lags half a step,
-// which took a mass-like branch's absorption 30 % low at 0.6 f_max. Updates u_prev, dv_prev and
-// the branch states; returns the drive.
+// An absorbing wall's field is not even about its face: its slope there, dp/dx = (1/c) dv/dt (v
+// the wall's normal velocity into it, times rho c), adds (45/128) h dp/dx to the interpolation
+// above, sum_j w_j (j + 1/2) h. Over one step that is `wall_face_slope` times the velocity change,
+// 45 / (128 c dt / h).
+inline double wall_face_slope(double courant) {
+    double moment = 0;
+    for (int j = 0; j < kReach; ++j)
+        moment += kWallFaceWeights[j] * (j + 0.5);
+    return moment / courant;
+}
+
+// One wall face's step, host and device alike: given the interpolated face pressure u_read at
+// step n, its branches (table[0, branches), states s and v at 0, stride, 2 stride, ...) and the
+// drive on the face's cells, -scale dv with scale = c / (h dt).
+// - A branch with mass is stepped with the face pressure u at step n, its velocity taken at the
+//   half steps n -/+ 1/2, so its change dv over the step is centred on step n, as the drive needs.
+// - A massless branch (an R-C high-pass) stepped that way has an undriven pole at z = -1 that
+//   ARD's explicit coupling makes grow, so it takes (u + u_prev) / 2, which cancels that pole,
+//   half a step early, and its dv is extrapolated half a step forward, (3 dv - dv_prev) / 2.
+// - u itself is u_read less the slope's part, slope * dv (wall_face_slope), and dv depends on u:
+//   one linear equation per face, solved before the branches step. Besides removing the bias
+//   (in a duct, |R| of a resonant wall at 400 Hz of a 1 kHz run 0.644 against 0.640 exact, 0.617
+//   without), it divides the branches' per-step gain by 1 + slope * gain, which keeps the
+//   explicit coupling stable for larger gains.
+// Until 2026-11-27 every branch was stepped the second way, and u was u_read: the extrapolation's
+// phase error (46 degrees at w dt = 2.1) made mass-like branches active near ARD's highest modes,
+// and the bundled studio and living room grew without bound at 1 kHz (docs/materials.md,
+// "Stability in ARD"). Updates u_prev, dv_prev (the massless branches' dv) and the branch states;
+// returns the drive.
 template <typename Real>
-ARDENT_HD inline Real wall_face_drive(Real u, int32_t branches,
+ARDENT_HD inline Real wall_face_drive(Real u_read, int32_t branches,
                                       const walls::BranchCoefficients<Real>* table, Real* s,
                                       Real* v, long long stride, Real& u_prev, Real& dv_prev,
-                                      Real scale) {
-    const Real input4 = 2 * (u + u_prev);
+                                      Real scale, Real slope) {
+    // The whole dv (the massless part extrapolated) as gain * u - rest.
+    Real gain = 0, rest = dv_prev / 2;
+    for (int32_t b = 0; b < branches; ++b) {
+        const walls::BranchCoefficients<Real>& t = table[b];
+        const Real history = walls::branch_history(t, s[b * stride], v[b * stride]);
+        if (t.massless != 0) {
+            gain += 3 * t.a;
+            rest += 3 * history / 2 - 3 * t.a * u_prev;
+        } else {
+            gain += 4 * t.a;
+            rest += history;
+        }
+    }
+    const Real u = (u_read + slope * rest) / (1 + slope * gain);
+    const Real centred = 4 * u, lagged = 2 * (u + u_prev);
     u_prev = u;
-    Real dv = 0;
-    for (int32_t b = 0; b < branches; ++b)
-        dv += walls::branch_step(table[b], input4, s[b * stride], v[b * stride]);
-    const Real drive = -scale * (3 * dv - dv_prev) / 2;
-    dv_prev = dv;
+    Real dv = 0, dv_massless = 0;
+    for (int32_t b = 0; b < branches; ++b) {
+        const walls::BranchCoefficients<Real>& t = table[b];
+        const Real d =
+            walls::branch_step(t, t.massless != 0 ? lagged : centred, s[b * stride], v[b * stride]);
+        (t.massless != 0 ? dv_massless : dv) += d;
+    }
+    const Real drive = -scale * (dv + (3 * dv_massless - dv_prev) / 2);
+    dv_prev = dv_massless;
     return drive;
 }
 

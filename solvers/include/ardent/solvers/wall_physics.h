@@ -15,10 +15,18 @@
 namespace ardent::walls {
 
 // delta v = a * input4 - rs * s - rv * v, where input4 = 4 u; then s += kdt (v + delta v / 2) and
-// v += delta v.
+// v += delta v. `massless` is 1 for a branch without mass (an R-C high-pass), else 0: stepped
+// this way its velocity has a pole at z = -1, which an explicit scheme must not drive (ARD's
+// wall_face_drive, ard_layout.h).
 template <typename Real>
 struct BranchCoefficients {
-    Real a, rs, rv, kdt;
+    Real a, rs, rv, kdt, massless;
+
+    template <typename To>
+    ARDENT_HD BranchCoefficients<To> as() const {
+        return {static_cast<To>(a), static_cast<To>(rs), static_cast<To>(rv), static_cast<To>(kdt),
+                static_cast<To>(massless)};
+    }
 };
 
 // From a branch's conductance g, mass m (s) and stiffness k (1/s): with
@@ -26,7 +34,7 @@ struct BranchCoefficients {
 ARDENT_HD inline BranchCoefficients<double> branch_coefficients(double g, double m, double k,
                                                                 double dt) {
     const double A = m / dt + 0.5 + k * dt / 4;
-    return {g / (4 * A), 1 / A, (1 + k * dt / 2) / A, k * dt};
+    return {g / (4 * A), 1 / A, (1 + k * dt / 2) / A, k * dt, m > 0 ? 0.0 : 1.0};
 }
 
 // The part of delta v that does not depend on the new pressure.
