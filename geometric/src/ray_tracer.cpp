@@ -23,6 +23,7 @@ struct Tracer {
     double max_length;
     double sphere_volume;
     double late_length;  // path length from which on the field counts as mixed
+    double room_span;    // the model's bounding-box diagonal
 
     // `from`: the unit vector from the receiver towards where the energy arrives from.
     void add(size_t r, double length, const BandValues& e, double weight, Vec3 from) {
@@ -101,7 +102,11 @@ struct Tracer {
             if (!came_diffuse && travelled <= late_length &&
                 !(all_specular && order <= s.image_source_order))
                 detect(pos, dir, len, travelled, ray.energy());
-            if (!hit) break;
+            if (!hit) {
+                // Nothing ahead for longer than the model is wide: the ray left through a gap.
+                stats.escaped += max_length - travelled > room_span;
+                break;
+            }
             travelled += len;
             pos = pos + dir * len;
             reflect_at(*hit, pos, travelled, all_specular && order < s.image_source_order, rng, ray,
@@ -149,7 +154,8 @@ std::vector<EnergyHistogram> trace_rays(const Room& room, Vec3 source,
                   stats[static_cast<size_t>(t)],
                   max_length,
                   sphere_volume,
-                  settings.mixing_time * settings.speed_of_sound};
+                  settings.mixing_time * settings.speed_of_sound,
+                  norm(room.bounds().hi - room.bounds().lo)};
         for (size_t i = begin; i < end; ++i) {
             if (stop && stop->load(std::memory_order_relaxed)) break;
             tr.trace(i, source, e0);
@@ -174,6 +180,7 @@ std::vector<EnergyHistogram> trace_rays(const Room& room, Vec3 source,
             stats_out->rays += st.rays;
             stats_out->segments += st.segments;
             stats_out->rain_queries += st.rain_queries;
+            stats_out->escaped += st.escaped;
         }
         stats_out->seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

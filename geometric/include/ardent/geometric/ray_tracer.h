@@ -64,6 +64,7 @@ struct RayTracingStats {
     size_t rays = 0;
     size_t segments = 0;      // ray-surface queries
     size_t rain_queries = 0;  // visibility queries towards receivers
+    size_t escaped = 0;       // rays that left the model through a gap in its surfaces
     double seconds = 0;
 };
 
