@@ -473,8 +473,8 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             if (const std::string f = state.value("format", ""); f != kCheckpointFormat)
                 throw InputError("cannot resume " + tmp_dir.string() + ": its checkpoint is " +
                                  (f.empty() ? std::string("of an unknown format") : "'" + f + "'") +
-                                 ", written by another version of Ardent, which steps the walls "
-                                 "differently (delete it to start again)");
+                                 ", written by another version of Ardent, whose solvers keep "
+                                 "a different state (delete it to start again)");
             if (state.value("scene_hash", "") != hash ||
                 state.value("precision", "") != precision_name)
                 throw InputError("cannot resume " + tmp_dir.string() +
