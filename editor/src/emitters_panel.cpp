@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "ardent/preprocess/errors.h"
+#include "table_rows.h"
 
 namespace ardent::editor {
 
@@ -93,6 +94,8 @@ void EmittersPanel::rebuild() {
         }
     }
     if (row_keep >= 0 && row_keep < table_->rowCount()) table_->setCurrentCell(row_keep, 0);
+    // Every source and receiver in view up to eight; more scroll.
+    table_->setMinimumHeight(table_height_for_rows(table_, 2, rows_for_screen(8)));
     updating_ = false;
 }
 

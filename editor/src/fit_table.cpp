@@ -70,7 +70,7 @@ void FitTable::show_nothing() {
     setRowCount(0);
     warnings_->clear();
     warnings_->hide();
-    hide();
+    emit cleared();  // the panel hides the fit's tabs
 }
 
 void FitTable::show_fit(const Material& m, double max_frequency) {
@@ -127,8 +127,8 @@ void FitTable::show_fit(const Material& m, double max_frequency) {
     warnings_->setText(lines.join('\n'));
     warnings_->setVisible(!lines.isEmpty());
     setMaximumHeight(height_for_rows(std::min(rowCount(), kMaxVisibleRows)));
-    show();
     updateGeometry();
+    emit fitted(fit);
 }
 
 int FitTable::height_for_rows(int rows) const {

@@ -13,6 +13,7 @@
 #include <QTableWidget>
 
 #include "ardent/preprocess/scene.h"
+#include "ardent/preprocess/wall_admittance.h"
 
 namespace ardent::editor {
 
@@ -24,7 +25,7 @@ class FitTable : public QTableWidget {
 
     // Shows the fit of `m` for a simulation up to max_frequency (refits only if either changed).
     void show_fit(const Material& m, double max_frequency);
-    void show_nothing();  // no material: the table and the warnings hide
+    void show_nothing();  // no material: empty, the warnings hidden, cleared() sent
 
     QLabel* warnings() { return warnings_; }
     int fits_done() const { return fits_; }  // how often fit_wall ran (tests)
@@ -32,6 +33,11 @@ class FitTable : public QTableWidget {
     // Exactly the rows (up to ten; more scroll), and at least three when the panel is squeezed.
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
+
+  signals:
+    // After each refit (the panel shows the fit's tabs, FitChart draws it), and when emptied.
+    void fitted(const ardent::WallFit& fit);
+    void cleared();
 
   private:
     int height_for_rows(int rows) const;

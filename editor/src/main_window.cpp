@@ -3,17 +3,22 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDesktopServices>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolBar>
+#include <QUrl>
+#include <algorithm>
 
 #include "ardent/editor/audition_panel.h"
 #include "ardent/editor/results_panel.h"
@@ -65,13 +70,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         addDockWidget(area, d);
         return d;
     };
-    dock(materials_, tr("Materials"), Qt::LeftDockWidgetArea);
+    // The side columns run the window's full height (their tables show every row), the results
+    // sit under the 3-D view between them, and the audition under the simulation settings.
+    setCorner(Qt::TopLeftCorner, Qt::LeftDockWidgetArea);
+    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+    setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+    QDockWidget* mat = dock(materials_, tr("Materials"), Qt::LeftDockWidgetArea);
     QDockWidget* em = dock(emitters_, tr("Sources and receivers"), Qt::LeftDockWidgetArea);
-    dock(simulation_, tr("Simulation"), Qt::RightDockWidgetArea);
+    QDockWidget* sim = dock(simulation_, tr("Simulation"), Qt::RightDockWidgetArea);
     QDockWidget* res = dock(results_, tr("Results"), Qt::BottomDockWidgetArea);
-    QDockWidget* aud = dock(audition_, tr("Audition"), Qt::BottomDockWidgetArea);
-    splitDockWidget(res, aud, Qt::Horizontal);
-    (void)em;
+    QDockWidget* aud = dock(audition_, tr("Audition"), Qt::RightDockWidgetArea);
+    splitDockWidget(sim, aud, Qt::Vertical);
+    docks_ = {mat, em, sim, res, aud};
 
     status_ = new QLabel(this);
     statusBar()->addWidget(status_, 1);
@@ -114,8 +125,23 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
     build_menus();
     update_title();
-    resize(1500, 950);
+    fit_to_screen();
     if (!last_error_.isEmpty()) status_->setText(last_error_);
+}
+
+void MainWindow::fit_to_screen() {
+    // The screen's work area up to 1920 x 1080, and the docks in proportion: about a quarter of
+    // the width for each side column, two fifths of the height for the results.
+    QSize size(1500, 950);
+    if (const QScreen* s = QGuiApplication::primaryScreen()) {
+        const QRect area = s->availableGeometry();
+        size = QSize(std::min(area.width(), 1920), std::min(area.height(), 1080));
+        move(area.topLeft());
+    }
+    resize(size);
+    const int side = std::clamp(size.width() * 27 / 100, 300, 520);
+    resizeDocks({docks_[0], docks_[2]}, {side, side * 9 / 10}, Qt::Horizontal);
+    resizeDocks({docks_[3]}, {size.height() * 42 / 100}, Qt::Vertical);
 }
 
 MainWindow::~MainWindow() = default;
@@ -159,12 +185,34 @@ void MainWindow::build_menus() {
     cull->setCheckable(true);
     cull->setChecked(true);
     connect(cull, &QAction::toggled, view_, &SceneView::set_cull_near_walls);
+    QAction* notes = view->addAction(tr("&Legend, scale and axes"));
+    notes->setCheckable(true);
+    notes->setChecked(true);
+    connect(notes, &QAction::toggled, view_, &SceneView::set_annotations_visible);
 
     QMenu* sim = menuBar()->addMenu(tr("&Simulate"));
     sim->addAction(tr("&Run"), QKeySequence(tr("Ctrl+R")), simulation_,
                    &SimulationPanel::run_clicked);
     sim->addAction(tr("&Cancel"), QKeySequence(tr("Ctrl+.")), simulation_,
                    &SimulationPanel::cancel);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Editor guide"), QKeySequence::HelpContents, this,
+                    [this] { open_doc("editor.md"); });
+    help->addAction(tr("&Scene file reference"), this, [this] { open_doc("scene-format.md"); });
+    help->addAction(tr("&Materials and walls"), this, [this] { open_doc("materials.md"); });
+    help->addAction(tr("&Reading the results (ISO 3382-1)"), this,
+                    [this] { open_doc("analysis.md"); });
+    help->addAction(tr("&Full band and its limits"), this, [this] { open_doc("full-band.md"); });
+    help->addSeparator();
+    help->addAction(tr("&About Ardent"), this, [this] {
+        QMessageBox::about(
+            this, tr("About Ardent"),
+            tr("<b>Ardent %1</b><br>Room-acoustics simulation and auralization: a wave solver "
+               "(ARD or FDTD) below a crossover, geometric acoustics above it.<br>The same "
+               "libraries as the <tt>ardent</tt> command line; documentation in %2.")
+                .arg(QApplication::applicationVersion(), to_qstring(docs_dir().string())));
+    });
 
     QToolBar* tb = addToolBar(tr("Main"));
     tb->setObjectName("main toolbar");
@@ -173,6 +221,25 @@ void MainWindow::build_menus() {
     tb->addSeparator();
     tb->addAction(overlay);
     tb->addAction(tr("Fit"), view_, &SceneView::fit);
+}
+
+std::filesystem::path MainWindow::docs_dir() const {
+    // The docs beside the data directory: the source tree's, or the installed share/ardent's.
+    return data_dir().parent_path() / "docs";
+}
+
+void MainWindow::open_doc(const QString& page) {
+    const fs::path file = docs_dir() / to_std(page);
+    if (!fs::exists(file)) {
+        show_error(tr("No documentation"),
+                   tr("'%1' was not found; the documentation is in the docs/ folder of Ardent's "
+                      "source.")
+                       .arg(to_qstring(file.string())));
+        return;
+    }
+    last_doc_ = to_qstring(file.string());
+    if (!QDesktopServices::openUrl(QUrl::fromLocalFile(last_doc_)))
+        status_->setText(tr("Open %1 in a viewer for Markdown.").arg(last_doc_));
 }
 
 QStringList MainWindow::recent_files() const {

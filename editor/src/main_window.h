@@ -1,10 +1,12 @@
 // The editor's main window: the 3-D view in the middle, the material, source/receiver and
-// simulation panels docked beside it and the results and audition panels below; File (new from a
-// model, open, recent, save, save as, open results), Edit (undo/redo), View and Simulate menus
-// with the usual shortcuts. Errors in what the user opens appear in a dialog with the message the
+// simulation panels in columns beside it, the results below it and the audition under the
+// simulation settings, sized to the screen; File (new from a model, open, recent, save, save as,
+// open results), Edit (undo/redo), View, Simulate and Help (the docs) menus with the usual
+// shortcuts. Errors in what the user opens appear in a dialog with the message the
 // command line prints, and the editor carries on with what it had.
 #pragma once
 
+#include <array>
 #include <filesystem>
 #include <memory>
 
@@ -15,6 +17,7 @@
 #include "project.h"
 
 class QAction;
+class QDockWidget;
 class QMenu;
 class QLabel;
 
@@ -51,6 +54,10 @@ class MainWindow : public QMainWindow {
     QStringList recent_files() const;
     // The text of the last error dialog (tests read it; the dialog does not block).
     const QString& last_error() const { return last_error_; }
+    // The page the Help menu last opened (tests read it).
+    const QString& last_doc() const { return last_doc_; }
+    // Sizes the window to the screen's work area (up to 1920 x 1080) and the docks to it.
+    void fit_to_screen();
 
   public slots:
     void open_dialog();
@@ -69,6 +76,8 @@ class MainWindow : public QMainWindow {
     void update_title();
     bool maybe_save();
     void show_error(const QString& title, const QString& text);
+    std::filesystem::path docs_dir() const;
+    void open_doc(const QString& page);
 
     Project project_;
     MaterialLibrary library_;
@@ -81,6 +90,8 @@ class MainWindow : public QMainWindow {
     QMenu* recent_menu_ = nullptr;
     QLabel* status_ = nullptr;
     QString last_error_;
+    QString last_doc_;
+    std::array<QDockWidget*, 5> docks_{};  // materials, emitters, simulation, results, audition
 };
 
 // The message `ardent` prints for an exception from the libraries, without the "ardent: " prefix:

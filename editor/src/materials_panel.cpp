@@ -6,10 +6,12 @@
 #include <QInputDialog>
 #include <QPushButton>
 #include <QSignalBlocker>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 #include "ardent/preprocess/errors.h"
 #include "scene_view.h"
+#include "table_rows.h"
 
 namespace ardent::editor {
 
@@ -26,8 +28,10 @@ MaterialsPanel::MaterialsPanel(Project* project, const MaterialLibrary* library,
 
     table_ = new QTableWidget(0, 2, this);
     table_->setHorizontalHeaderLabels({tr("Surface group"), tr("Material")});
-    table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    table_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    // The group's name as wide as it needs, the material's chooser the rest (it was cut to
+    // "plaste…").
+    table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
     table_->verticalHeader()->hide();
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -56,8 +60,23 @@ MaterialsPanel::MaterialsPanel(Project* project, const MaterialLibrary* library,
         grid->addWidget(new QLabel(tr("α %1 Hz").arg(kOctaveBandsHz[b]), this), row, 0);
         grid->addWidget(bands_[b], row, 1);
     }
+    // The fit as numbers and as a curve over frequency, one tab each: the curve costs no height.
     fit_ = new FitTable(this);
-    grid->addWidget(fit_, 1, 2, static_cast<int>(bands_.size()), 1, Qt::AlignTop);
+    fit_chart_ = new FitChart(this);
+    fit_view_ = new QTabWidget(this);
+    fit_view_->addTab(fit_, tr("Fit"));
+    fit_view_->addTab(fit_chart_, tr("Curve"));
+    fit_view_->setDocumentMode(true);
+    fit_view_->hide();  // until a material is shown
+    grid->addWidget(fit_view_, 1, 2, static_cast<int>(bands_.size()), 1, Qt::AlignTop);
+    connect(fit_, &FitTable::fitted, this, [this](const WallFit& f) {
+        fit_chart_->show_fit(f);
+        fit_view_->show();
+    });
+    connect(fit_, &FitTable::cleared, this, [this] {
+        fit_chart_->show_nothing();
+        fit_view_->hide();
+    });
     grid->setColumnStretch(1, 2);
     grid->setColumnStretch(2, 3);
     layout->addLayout(grid);
@@ -69,8 +88,10 @@ MaterialsPanel::MaterialsPanel(Project* project, const MaterialLibrary* library,
     buttons->addWidget(add);
     layout->addLayout(buttons);
     source_ = new QLabel(this);
-    source_->setWordWrap(true);
-    source_->setText(tr("Library: %1").arg(to_qstring(library_->source)));
+    // One line (the full citation in the tooltip): the panel's height goes to the tables.
+    const QString citation = tr("Library: %1").arg(to_qstring(library_->source));
+    source_->setToolTip(citation);
+    source_->setText(source_->fontMetrics().elidedText(citation, Qt::ElideRight, 380));
     source_->setStyleSheet("color: gray; font-size: small;");
     layout->addWidget(source_);
 
@@ -118,6 +139,8 @@ void MaterialsPanel::rebuild() {
                 [this, g](const QString& text) { assign(static_cast<int>(g), text); });
         table_->setCellWidget(row, 1, combo);
     }
+    // Every group in view up to a dozen; more scroll.
+    table_->setMinimumHeight(table_height_for_rows(table_, 2, rows_for_screen(12)));
     const size_t unassigned = project_->unassigned_groups().size();
     summary_->setText(
         unassigned == 0

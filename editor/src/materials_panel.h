@@ -11,9 +11,11 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QWidget>
 
+#include "fit_chart.h"
 #include "fit_table.h"
 #include "material_library.h"
 #include "project.h"
@@ -27,6 +29,9 @@ class MaterialsPanel : public QWidget {
 
     QTableWidget* groups_table() { return table_; }
     FitTable* fit_table() { return fit_; }
+    FitChart* fit_chart() { return fit_chart_; }
+    // The fit's tabs (table and curve): hidden while no material is shown.
+    QTabWidget* fit_view() { return fit_view_; }
     QString shown_material() const { return material_->currentText(); }
     // Assigns a material by name (the scene's, else the library's) to a mesh group.
     bool assign(int group, const QString& material);
@@ -53,6 +58,8 @@ class MaterialsPanel : public QWidget {
     QComboBox* material_;
     std::array<QDoubleSpinBox*, 6> bands_{};
     FitTable* fit_;
+    FitChart* fit_chart_;
+    QTabWidget* fit_view_;
     QLabel* source_;
     bool updating_ = false;
 };

@@ -2,6 +2,7 @@
 
 #include <QKeyEvent>
 #include <QMouseEvent>
+#include <QPainter>
 #include <QWheelEvent>
 #include <algorithm>
 #include <array>
@@ -67,9 +68,35 @@ void push_marker(std::vector<float>& v, Vec3 p, double r, const QColor& c) {
 
 QColor material_colour(int index) {
     if (index < 0) return QColor(235, 60, 200);  // unassigned: loud on purpose
-    // Golden-angle hues: neighbouring indices get clearly different colours.
-    const int hue = static_cast<int>(std::fmod(index * 137.508 + 25.0, 360.0));
-    return QColor::fromHsv(hue, 90, 225);
+    // Golden-angle hues, neighbours clearly apart, kept out of the magenta and pink band
+    // (275-360 degrees) that means "unassigned": a floor in that band read as missing a material.
+    constexpr double kRange = 275.0, kGolden = 0.3819660;  // 1 - 1/phi of the range
+    const int hue = static_cast<int>(std::fmod(25.0 + index * kGolden * kRange, kRange));
+    return QColor::fromHsv(hue, 110, 225);
+}
+
+std::vector<LegendEntry> SceneView::legend() const {
+    std::vector<LegendEntry> out;
+    if (!project_->has_scene()) return out;
+    const Scene& s = project_->scene();
+    const auto gm = project_->group_materials();
+    bool unassigned = false;
+    std::vector<bool> used(s.materials.size(), false);
+    for (const int m : gm) {
+        if (m < 0)
+            unassigned = true;
+        else if (static_cast<size_t>(m) < used.size())
+            used[static_cast<size_t>(m)] = true;
+    }
+    if (unassigned) out.push_back({material_colour(-1), tr("unassigned"), false});
+    for (size_t m = 0; m < used.size(); ++m)
+        if (used[m])
+            out.push_back(
+                {material_colour(static_cast<int>(m)), to_qstring(s.materials[m].name), false});
+    if (!s.sources.empty()) out.push_back({kSourceColour, tr("source"), true});
+    if (!s.receivers.empty()) out.push_back({kReceiverColour, tr("receiver"), true});
+    if (listener_) out.push_back({kListenerColour, tr("listener (audition)"), true});
+    return out;
 }
 
 SceneView::SceneView(Project* project, QWidget* parent) : QOpenGLWidget(parent), project_(project) {
@@ -195,13 +222,13 @@ void SceneView::rebuild_marker_buffer() {
     for (EmitterKind kind : {EmitterKind::Source, EmitterKind::Receiver}) {
         const auto& list = kind == EmitterKind::Source ? s.sources : s.receivers;
         for (size_t i = 0; i < list.size(); ++i) {
-            QColor c = kind == EmitterKind::Source ? QColor(230, 40, 40) : QColor(40, 90, 235);
+            QColor c = kind == EmitterKind::Source ? kSourceColour : kReceiverColour;
             if (selected_emitter_ && *selected_emitter_ == EmitterRef{kind, i})
                 c = QColor(255, 214, 40);
             push_marker(v, list[i].position, r, c);
         }
     }
-    if (listener_) push_marker(v, *listener_, 1.3 * r, QColor(40, 200, 90));
+    if (listener_) push_marker(v, *listener_, 1.3 * r, kListenerColour);
     marker_buffer_.bind();
     marker_buffer_.allocate(v.data(), static_cast<int>(v.size() * sizeof(float)));
     marker_vertices_ = static_cast<int>(v.size() / kFloats);
@@ -287,6 +314,16 @@ void SceneView::paintGL() {
     glDisable(GL_DEPTH_TEST);
     draw(marker_buffer_, marker_vertices_, GL_TRIANGLES);
     program_.release();
+
+    if (!annotations_) return;
+    QPainter painter(this);
+    paint_annotations(painter, size(), legend(), scale_bar(camera_, size()),
+                      axis_directions(camera_, size()));
+}
+
+void SceneView::set_annotations_visible(bool on) {
+    annotations_ = on;
+    update();
 }
 
 std::optional<Vec3> SceneView::placement_at(QPointF pixel) const {

@@ -2,10 +2,11 @@
 // near walls culled so the room is seen from inside (whichever way the model's faces are wound),
 // sources (red) and receivers (blue) as markers, the audition listener (green) once results with
 // a listener grid are open, and optionally the ARD partitions at the current settings as a
-// wireframe. Left drag orbits, right or middle drag (or shift + left) pans, the wheel zooms, F
-// fits. Clicking a surface selects its material group; in placement mode a click adds a source or
-// receiver at the surface point plus a height along the surface normal; dragging a marker moves it
-// the same way, recorded as one undoable step when released.
+// wireframe, with a legend of the colours, a scale bar and the axes over it. Left drag orbits,
+// right or middle drag (or shift + left) pans, the wheel zooms, F fits. Clicking a surface selects
+// its material group; in placement mode a click adds a source or receiver at the surface point plus
+// a height along the surface normal; dragging a marker moves it the same way, recorded as one
+// undoable step when released.
 #pragma once
 
 #include <optional>
@@ -18,6 +19,7 @@
 
 #include "camera.h"
 #include "project.h"
+#include "view_annotations.h"
 
 namespace ardent::editor {
 
@@ -59,6 +61,12 @@ class SceneView : public QOpenGLWidget, protected QOpenGLFunctions {
     std::optional<Vec3> placement_at(QPointF pixel) const;
     // The marker under a pixel (within a few pixels of its centre), if any.
     std::optional<EmitterRef> marker_at(QPointF pixel) const;
+    // The legend drawn over the view: the materials the model's groups use (and "unassigned"
+    // when a group has none), then the kinds of marker present.
+    std::vector<LegendEntry> legend() const;
+    // The legend, scale bar and axis triad (View menu; on by default).
+    void set_annotations_visible(bool on);
+    bool annotations_visible() const { return annotations_; }
 
   public slots:
     void fit();
@@ -109,6 +117,7 @@ class SceneView : public QOpenGLWidget, protected QOpenGLFunctions {
     bool mesh_dirty_ = true, markers_dirty_ = true, overlay_dirty_ = true;
     std::vector<Box3> overlay_;
     bool overlay_visible_ = false;
+    bool annotations_ = true;
 
     // Mouse state.
     QPointF press_pos_, last_pos_;
@@ -119,5 +128,8 @@ class SceneView : public QOpenGLWidget, protected QOpenGLFunctions {
 
 // Colour of material `index` (-1: no material assigned), shared with the material panel.
 QColor material_colour(int index);
+inline const QColor kSourceColour(230, 40, 40);
+inline const QColor kReceiverColour(40, 90, 235);
+inline const QColor kListenerColour(40, 200, 90);
 
 }  // namespace ardent::editor

@@ -52,7 +52,7 @@ void check_rows(MaterialsPanel& panel, const Project& p) {
     const Material& m = s.materials[static_cast<size_t>(i)];
     const ardent::WallFit fit = ardent::fit_wall(m, s.simulation.max_frequency);
     QTableWidget* t = panel.fit_table();
-    QVERIFY(!t->isHidden());
+    QVERIFY(!panel.fit_view()->isHidden());
     QCOMPARE(t->rowCount(), static_cast<int>(fit.bands.size()));
     const QColor grey = t->palette().color(QPalette::Disabled, QPalette::Text);
     for (int r = 0; r < t->rowCount(); ++r) {
@@ -212,7 +212,7 @@ class TestMaterialsFit : public QObject {
         // Nothing loaded yet.
         panel.select_group(0);
         panel.select_group(-1);
-        QVERIFY(panel.fit_table()->isHidden());
+        QVERIFY(panel.fit_view()->isHidden());
         QCOMPARE(panel.fit_table()->rowCount(), 0);
 
         // A model without materials: every group unassigned.
@@ -220,12 +220,12 @@ class TestMaterialsFit : public QObject {
         QVERIFY(p.scene().materials.empty());
         QVERIFY(!p.unassigned_groups().empty());
         panel.select_group(0);
-        QVERIFY(panel.fit_table()->isHidden());
+        QVERIFY(panel.fit_view()->isHidden());
         QCOMPARE(panel.fit_table()->rowCount(), 0);
         auto st = p.scene().simulation;
         st.max_frequency = 2000;
         p.set_simulation(st, 0);
-        QVERIFY(panel.fit_table()->isHidden());
+        QVERIFY(panel.fit_view()->isHidden());
 
         // A library material assigned: its fit shows; undone: gone again.
         QVERIFY(panel.assign(0, "library: carpet_thin"));
@@ -233,7 +233,7 @@ class TestMaterialsFit : public QObject {
         CHECK_ROWS(panel, p);
         p.undo_stack()->undo();
         QVERIFY(p.scene().materials.empty());
-        QVERIFY(panel.fit_table()->isHidden());
+        QVERIFY(panel.fit_view()->isHidden());
         QCOMPARE(panel.fit_table()->rowCount(), 0);
         panel.select_group(0);
     }

@@ -8,6 +8,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -16,6 +17,8 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QScreen>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -37,15 +40,44 @@ QString arrow(const ResultPair& p) {
            QString::fromStdString(p.receiver);
 }
 
-QChartView* make_view(const QString& title) {
+// The tab names the chart: no title, so that the plot keeps the height.
+QChartView* make_view(const QString& name) {
     auto* chart = new QChart;
-    chart->setTitle(title);
+    chart->setObjectName(name);
     chart->legend()->hide();
     chart->setMargins(QMargins(4, 4, 4, 4));
     auto* view = new QChartView(chart);
     view->setRenderHint(QPainter::Antialiasing);
-    view->setMinimumHeight(160);
+    view->setMinimumHeight(180);
     return view;
+}
+
+// Ticks a reader can read: a step of 1, 2 or 5 times a power of ten giving about `target`
+// intervals over [lo, hi], anchored at zero, labelled without trailing digits ("0.13 s" and
+// "-26.3" came from splitting the range into equal parts).
+void set_nice_ticks(QValueAxis* axis, double lo, double hi, int target) {
+    const double raw = (hi - lo) / std::max(1, target);
+    const double power = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = 10 * power;
+    for (const double m : {1.0, 2.0, 5.0})
+        if (raw <= m * power * 1.0001) {
+            step = m * power;
+            break;
+        }
+    axis->setRange(lo, hi);
+    axis->setTickType(QValueAxis::TicksDynamic);
+    axis->setTickAnchor(0);
+    axis->setTickInterval(step);
+    axis->setLabelFormat("%g");
+}
+
+// The table's height that shows every row without scrolling.
+int all_rows_height(const QTableWidget* t) {
+    int h = t->horizontalHeader()->sizeHint().height() + 2 * t->frameWidth() + 2;
+    for (int r = 0; r < t->rowCount(); ++r)
+        h += t->verticalHeader()->sectionSize(r);
+    if (t->horizontalScrollBar()->isVisible()) h += t->horizontalScrollBar()->sizeHint().height();
+    return h;
 }
 
 // Replaces every series and axis of a chart.
@@ -116,13 +148,15 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QWidget(parent) {
     decay_view_->chart()->legend()->setAlignment(Qt::AlignRight);
     waveform_view_->installEventFilter(this);
     auto* tabs = new QTabWidget;
-    tabs->addTab(waveform_view_, tr("Waveform"));
-    tabs->addTab(spectrum_view_, tr("Spectrum"));
-    tabs->addTab(decay_view_, tr("Decay"));
+    tabs->addTab(waveform_view_, tr("Impulse response"));
+    tabs->addTab(spectrum_view_, tr("Magnitude spectrum"));
+    tabs->addTab(decay_view_, tr("Decay per octave (Schroeder)"));
 
     table_ = new QTableWidget;
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 8);
+    table_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     export_ = new QPushButton(tr("Export CSV\u2026"));
     export_->setEnabled(false);
     auto* table_box = new QWidget;
@@ -139,8 +173,9 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QWidget(parent) {
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(tabs);
     split->addWidget(table_box);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 0);
+    split->setChildrenCollapsible(false);
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
@@ -260,13 +295,13 @@ void ResultsPanel::showPair(int index) {
         chart->addSeries(waveform_);
         auto* x = new QValueAxis;
         x->setTitleText(tr("time (s)"));
-        x->setRange(0, static_cast<double>(p.ir.size()) / fs);
+        set_nice_ticks(x, 0, static_cast<double>(p.ir.size()) / fs, 8);
         auto* y = new QValueAxis;
-        y->setTitleText(tr("pressure (IR convention)"));
+        y->setTitleText(tr("pressure"));
         const auto [lo, hi] = std::minmax_element(p.ir.begin(), p.ir.end());
         const double m =
             static_cast<double>(std::max({std::abs(*lo), std::abs(*hi), 1e-12f})) * 1.05;
-        y->setRange(-m, m);
+        set_nice_ticks(y, -m, m, 4);
         chart->addAxis(x, Qt::AlignBottom);
         chart->addAxis(y, Qt::AlignLeft);
         waveform_->attachAxis(x);
@@ -296,7 +331,7 @@ void ResultsPanel::showPair(int index) {
         y->setTitleText(tr("magnitude (dB)"));
         if (!s.db.empty()) {
             const double peak = *std::max_element(s.db.begin(), s.db.end());
-            y->setRange(std::ceil(peak / 10) * 10 - 80, std::ceil(peak / 10) * 10 + 5);
+            set_nice_ticks(y, std::ceil(peak / 10) * 10 - 80, std::ceil(peak / 10) * 10 + 5, 8);
         }
         chart->addAxis(x, Qt::AlignBottom);
         chart->addAxis(y, Qt::AlignLeft);
@@ -309,7 +344,7 @@ void ResultsPanel::showPair(int index) {
         reset_chart(chart);
         auto* x = new QValueAxis;
         x->setTitleText(tr("time (s)"));
-        x->setRange(0, static_cast<double>(p.ir.size()) / fs);
+        set_nice_ticks(x, 0, static_cast<double>(p.ir.size()) / fs, 8);
         auto* y = new QValueAxis;
         y->setTitleText(tr("level (dB)"));
         double lowest = -60;
@@ -336,7 +371,7 @@ void ResultsPanel::showPair(int index) {
                 series->attachAxis(x);
                 series->attachAxis(y);
             }
-        y->setRange(std::max(-120.0, std::floor(lowest / 10) * 10), 5);
+        set_nice_ticks(y, std::max(-120.0, std::floor(lowest / 10) * 10), 5, 8);
     }
     fillTable();
     emit pairSelected(QString::fromStdString(p.source), QString::fromStdString(p.receiver));
@@ -388,8 +423,10 @@ void ResultsPanel::fillTable() {
     for (const auto& b : bands) {
         QString h = band_name(b.nominal_hz);
         if (data_.crossover_hz > 0)
-            h += QLatin1Char('\n') + QString::fromLatin1(auralize::to_string(auralize::band_origin(
-                                         b.lower_hz, b.upper_hz, data_.crossover_hz)));
+            h += QLatin1Char('\n') +
+                 QString::fromLatin1(auralize::to_string(auralize::band_origin(
+                                         b.lower_hz, b.upper_hz, data_.crossover_hz)))
+                     .replace(QLatin1Char('+'), QStringLiteral(" +\n"));
         headers << h;
     }
     for (const auto& p : params)
@@ -414,6 +451,11 @@ void ResultsPanel::fillTable() {
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             table_->setItem(static_cast<int>(r), static_cast<int>(c), item);
         }
+    // Every parameter in view (it showed two rows at 1600 x 1000) where the screen has the height
+    // for it: the charts take what is left; on a low screen the table scrolls.
+    const QScreen* screen = QGuiApplication::primaryScreen();
+    const bool tall = !screen || screen->availableGeometry().height() >= 1000;
+    table_->setMinimumHeight(tall ? all_rows_height(table_) : 0);
     export_->setEnabled(true);
 }
 
