@@ -1,6 +1,6 @@
-// ardent-editor [SCENE.json | MODEL] [--results DIR] [--screenshot FILE]: the Qt front end. The
-// screenshot option shows the window, waits for it to render, saves what the screen shows and
-// quits (the README's picture and the screenshot test use it).
+// ardent-editor [SCENE.json | MODEL] [--results DIR [--compare DIR]] [--screenshot FILE]: the Qt
+// front end. The screenshot option shows the window, waits for it to render, saves what the screen
+// shows and quits (the README's picture and the screenshot test use it).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QGuiApplication>
@@ -10,6 +10,7 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "ardent/editor/results_panel.h"
 #include "main_window.h"
 #include "scene_view.h"
 
@@ -32,7 +33,9 @@ int main(int argc, char** argv) {
     QCommandLineOption shot("screenshot", "Save a screenshot after loading and quit", "FILE");
     QCommandLineOption delay("screenshot-delay", "Milliseconds to wait before it (default 1500)",
                              "MS", "1500");
-    cli.addOptions({results, shot, delay});
+    QCommandLineOption compare("compare", "Compare the results with another results directory",
+                               "DIR");
+    cli.addOptions({results, compare, shot, delay});
     cli.process(app);
 
     ardent::editor::MainWindow window;
@@ -42,6 +45,13 @@ int main(int argc, char** argv) {
         !window.open_path(cli.positionalArguments().first()))
         status = 2;
     if (cli.isSet(results) && !window.open_results(cli.value(results))) status = 2;
+    if (cli.isSet(compare)) {
+        QString error;
+        if (!window.results()->setReference(cli.value(compare), &error)) {
+            std::fprintf(stderr, "ardent-editor: %s\n", qPrintable(error));
+            status = 2;
+        }
+    }
     if (cli.isSet(shot)) {
         const QString file = cli.value(shot);
         QTimer::singleShot(cli.value(delay).toInt(), &window, [&window, file, status] {

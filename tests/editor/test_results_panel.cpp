@@ -8,10 +8,12 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -255,6 +257,84 @@ class TestResultsPanel : public QObject {
 
   private:
     QTemporaryDir tmp_;
+    // Two runs of one pair whose reverberation differs (synthetic decays of 1.0 and 0.5 s):
+    // compared, every chart draws both, the table's tooltips give the compared run's value and
+    // the difference, and the differences mode writes current - compared into the cells.
+    void compareWithAnotherRun() {
+        QTemporaryDir a_dir, b_dir;
+        const QString a = make_synthetic_results(a_dir, 1.5, 1.0);
+        const QString b = make_synthetic_results(b_dir, 1.5, 0.5);
+        ResultsPanel panel;
+        QString error;
+        QVERIFY(panel.load(b, &error));
+        QVERIFY(panel.load(a, &error));
+        QCOMPARE(panel.comparisonChoices(), QStringList{b});  // the earlier run is offered
+        const qsizetype shown_decays = panel.decayView()->chart()->series().size();
+        QVERIFY(shown_decays >= 6);
+        QVERIFY2(panel.setReference(b, &error), qPrintable(error));
+        QCOMPARE(panel.referenceDir(), b);
+        QVERIFY(panel.referenceAnalysis());
+        QCOMPARE(panel.waveformView()->chart()->series().size(), 2);
+        QCOMPARE(panel.spectrumView()->chart()->series().size(), 2);
+        QCOMPARE(panel.decayView()->chart()->series().size(), 2 * shown_decays);
+
+        // T20 per band: the tooltip and the differences mode against the two analyses.
+        const auto* t = panel.table();
+        int t20 = -1;
+        for (int r = 0; r < t->rowCount(); ++r)
+            if (t->verticalHeaderItem(r)->text() == "T20 (s)") t20 = r;
+        QVERIFY(t20 >= 0);
+        const auto& cur = panel.analysis()->results;
+        const auto& ref = panel.referenceAnalysis()->results;
+        int compared = 0;
+        panel.setShowDifferences(true);
+        for (int c = 0; c < t->columnCount(); ++c) {
+            const auto& band = cur[static_cast<size_t>(c)];
+            const auto it = std::find_if(ref.begin(), ref.end(), [&](const auto& x) {
+                return x.nominal_hz == band.nominal_hz;
+            });
+            if (it == ref.end() || !band.t20_s || !it->t20_s) continue;
+            const double d = *band.t20_s - *it->t20_s;
+            QCOMPARE(t->item(t20, c)->text().toDouble(), QString::number(d, 'f', 3).toDouble());
+            QVERIFY(t->item(t20, c)->toolTip().contains("Compared run: " +
+                                                        QString::number(*it->t20_s, 'f', 3)));
+            // 1.0 against 0.5 s, within the octave filters' bias.
+            if (band.nominal_hz >= 250)
+                QVERIFY2(d > 0.35 && d < 0.65, qPrintable(QString::number(d)));
+            ++compared;
+        }
+        QVERIFY(compared >= 5);
+        panel.setShowDifferences(false);
+        QVERIFY(!t->item(t20, 3)->text().startsWith('+'));
+        QCOMPARE(t->item(t20, 3)->text().left(3), QString::number(*cur[3].t20_s, 'f', 3).left(3));
+
+        panel.clearReference();
+        QVERIFY(!panel.referenceAnalysis());
+        QCOMPARE(panel.decayView()->chart()->series().size(), shown_decays);
+        QCOMPARE(panel.waveformView()->chart()->series().size(), 1);
+    }
+
+    // A reference that cannot be read leaves the comparison as it was; one without the shown pair
+    // draws nothing and says so.
+    void badOrUnrelatedReference() {
+        QTemporaryDir a_dir, bad;
+        const QString a = make_synthetic_results(a_dir, 1.0, 0.8);
+        ResultsPanel panel;
+        QString error;
+        QVERIFY(panel.load(a, &error));
+        QVERIFY(!panel.setReference(bad.path(), &error));
+        QVERIFY2(error.contains("result.json"), qPrintable(error));
+        QVERIFY(panel.referenceDir().isEmpty());
+        QVERIFY(panel.setReference(results_, &error));  // the box: S1 -> R1, R2, not A -> B
+        QVERIFY(!panel.referenceAnalysis());
+        QCOMPARE(panel.waveformView()->chart()->series().size(), 1);
+        QVERIFY(panel.findChild<QLabel*>() != nullptr);
+        bool said = false;
+        for (const QLabel* l : panel.findChildren<QLabel*>())
+            said = said || l->text().contains("has no pair A");
+        QVERIFY(said);
+    }
+
     QString results_;
 };
 

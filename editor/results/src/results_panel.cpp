@@ -2,6 +2,7 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QEvent>
@@ -31,6 +32,8 @@
 
 #include "ardent/auralize/crossover.h"
 #include "ardent/preprocess/errors.h"
+#include "chart_points.h"
+#include "iso_parameters.h"
 
 namespace ardent::editor {
 namespace {
@@ -89,43 +92,6 @@ void reset_chart(QChart* chart) {
     }
 }
 
-// A row of the ISO 3382-1 table: its label with the unit, how a band's value is read, how many
-// decimals the table shows (as `ardent analyze` prints them), the display scale, and for the
-// decay times whether the band met ISO 3382-1's dynamic range.
-struct Parameter {
-    const char* name;
-    std::function<std::optional<double>(const auralize::BandResult&)> value;
-    int decimals;
-    double scale;
-    std::function<bool(const auralize::BandResult&)> reliable;  // empty: always
-};
-
-const std::vector<Parameter>& parameters() {
-    using B = auralize::BandResult;
-    static const std::vector<Parameter> p = {
-        {"EDT (s)", [](const B& b) { return b.edt_s; }, 3, 1,
-         [](const B& b) { return b.edt_reliable; }},
-        {"T20 (s)", [](const B& b) { return b.t20_s; }, 3, 1,
-         [](const B& b) { return b.t20_reliable; }},
-        {"T30 (s)", [](const B& b) { return b.t30_s; }, 3, 1,
-         [](const B& b) { return b.t30_reliable; }},
-        {"C50 (dB)", [](const B& b) { return b.c50_db; }, 2, 1, {}},
-        {"C80 (dB)", [](const B& b) { return b.c80_db; }, 2, 1, {}},
-        {"D50 (ratio)", [](const B& b) { return b.d50; }, 3, 1, {}},
-        {"Ts (ms)", [](const B& b) { return b.ts_s; }, 1, 1000, {}},
-        {"Noise floor (dB re peak)",
-         [](const B& b) {
-             return std::isfinite(b.noise_floor_db) ? std::optional(b.noise_floor_db)
-                                                    : std::nullopt;
-         },
-         1,
-         1,
-         {}},
-        {"Truncation (s)", [](const B& b) { return std::optional(b.truncation_s); }, 3, 1, {}},
-    };
-    return p;
-}
-
 QString band_name(double hz) {
     return hz >= 1000 ? QStringLiteral("%1 kHz").arg(hz / 1000) : QStringLiteral("%1 Hz").arg(hz);
 }
@@ -137,9 +103,15 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QWidget(parent) {
     pairs_->setToolTip(tr("Source and receiver whose impulse response is shown"));
     info_ = new QLabel;
     info_->setWordWrap(true);
+    compare_ = new QComboBox;
+    differences_ = new QCheckBox(tr("Differences"));
+    differences_->setToolTip(tr("The table shows this run's values minus the compared run's"));
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Pair:")));
-    top->addWidget(pairs_, 1);
+    top->addWidget(pairs_, 2);
+    top->addWidget(new QLabel(tr("Compare with:")));
+    top->addWidget(compare_, 1);
+    top->addWidget(differences_);
 
     waveform_view_ = make_view(tr("Impulse response"));
     spectrum_view_ = make_view(tr("Magnitude spectrum"));
@@ -184,6 +156,8 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QWidget(parent) {
 
     connect(pairs_, &QComboBox::currentIndexChanged, this, &ResultsPanel::onPairIndex);
     connect(export_, &QPushButton::clicked, this, &ResultsPanel::onExportClicked);
+    connect(compare_, &QComboBox::activated, this, &ResultsPanel::onCompareIndex);
+    connect(differences_, &QCheckBox::toggled, this, &ResultsPanel::setShowDifferences);
     clear();
 }
 
@@ -197,8 +171,11 @@ bool ResultsPanel::load(const QString& results_dir, QString* error) {
         if (error) *error = QString::fromStdString(e.what());
         return false;
     }
+    if (!data_.dir.empty()) rememberDir(QString::fromStdString(data_.dir.string()));
     data_ = std::move(loaded);
     current_ = -1;
+    if (reference_.dir == data_.dir) clearReference();
+    updateCompareList();
     const QSignalBlocker block(pairs_);
     pairs_->clear();
     for (const ResultPair& p : data_.pairs)
@@ -210,7 +187,13 @@ bool ResultsPanel::load(const QString& results_dir, QString* error) {
 }
 
 void ResultsPanel::clear() {
+    if (!data_.dir.empty()) rememberDir(QString::fromStdString(data_.dir.string()));
     data_ = {};
+    reference_ = {};
+    reference_analysis_.reset();
+    differences_->setChecked(false);
+    differences_->setEnabled(false);
+    updateCompareList();
     current_ = -1;
     analysis_.reset();
     analysis_error_.clear();
@@ -277,6 +260,7 @@ void ResultsPanel::showPair(int index) {
             QStringLiteral("'%1': %2")
                 .arg(QString::fromStdString(p.ir_file.string()), QString::fromStdString(e.what()));
     }
+    analyzeReference();
     info_->setText(
         tr("%1: %2 samples at %3 Hz (%4 s); simulated up to %5 Hz, flat to %6 Hz.%7")
             .arg(QString::fromStdString(p.ir_file.filename().string()))
@@ -373,32 +357,20 @@ void ResultsPanel::showPair(int index) {
             }
         set_nice_ticks(y, std::max(-120.0, std::floor(lowest / 10) * 10), 5, 8);
     }
+    drawReference();
     fillTable();
     emit pairSelected(QString::fromStdString(p.source), QString::fromStdString(p.receiver));
 }
 
 void ResultsPanel::drawWaveform() {
     if (!waveform_ || current_ < 0) return;
-    const ResultPair& p = data_.pairs[current_];
     const size_t columns = static_cast<size_t>(std::clamp(waveform_view_->width(), 400, 4096));
-    const std::vector<MinMax> cols = min_max_columns(p.ir, columns);
-    QList<QPointF> pts;
-    pts.reserve(static_cast<qsizetype>(2 * cols.size()));
-    const double fs = data_.sample_rate;
-    if (cols.size() == p.ir.size()) {
-        for (size_t i = 0; i < cols.size(); ++i)
-            pts.append(QPointF(static_cast<double>(i) / fs, cols[i].max));
-    } else {
-        // A zig-zag from each column's minimum to its maximum draws the envelope of the samples.
-        const double per =
-            std::ceil(static_cast<double>(p.ir.size()) / static_cast<double>(columns));
-        for (size_t i = 0; i < cols.size(); ++i) {
-            const double t = static_cast<double>(i) * per / fs;
-            pts.append(QPointF(t, cols[i].min));
-            pts.append(QPointF(t, cols[i].max));
-        }
-    }
-    waveform_->replace(pts);
+    waveform_->replace(envelope_points(data_.pairs[current_].ir, data_.sample_rate, columns));
+    for (QAbstractSeries* s : waveform_view_->chart()->series())
+        if (s != waveform_)
+            if (const ResultPair* r = referencePair())
+                static_cast<QLineSeries*>(s)->replace(
+                    envelope_points(r->ir, reference_.sample_rate, columns));
 }
 
 bool ResultsPanel::eventFilter(QObject* watched, QEvent* event) {
@@ -456,6 +428,7 @@ void ResultsPanel::fillTable() {
     const QScreen* screen = QGuiApplication::primaryScreen();
     const bool tall = !screen || screen->availableGeometry().height() >= 1000;
     table_->setMinimumHeight(tall ? all_rows_height(table_) : 0);
+    describeCells();
     export_->setEnabled(true);
 }
 

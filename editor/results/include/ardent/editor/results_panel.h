@@ -1,8 +1,9 @@
 // The editor's results panel (issue 7, item 4): for a results directory of `ardent simulate`, a
 // source/receiver pair selector and, for the selected pair, the IR waveform, its magnitude
 // spectrum and the energy decay curves per octave band (Qt Charts), and the ISO 3382-1 table,
-// exportable as CSV. The numbers are those of `ardent simulate`'s result.json: the same
-// auralize::analyze_ir on the same IR, octave bands up to 0.8 f_max (results_data.h).
+// exportable as CSV, and a comparison with another run drawn over it. The numbers are those of
+// `ardent simulate`'s result.json: the same auralize::analyze_ir on the same IR, octave bands up to
+// 0.8 f_max (results_data.h).
 #pragma once
 
 #include <QString>
@@ -13,6 +14,7 @@
 #include "ardent/editor/results_data.h"
 
 class QChart;
+class QCheckBox;
 class QChartView;
 class QComboBox;
 class QLabel;
@@ -50,6 +52,22 @@ class ResultsPanel : public QWidget {
     // message naming the file when nothing is selected or the file cannot be written.
     bool export_csv(const QString& file, QString* error) const;
 
+    // Comparison with another run (results_compare.cpp): the same pair of another results
+    // directory drawn behind the current one in every chart (grey IR and spectrum, dashed decay
+    // curves in each band's colour), and each table value's reference and difference in its
+    // tooltip, or the differences (current - reference) in the cells with setShowDifferences.
+    // False with a message naming the file when the directory cannot be read; the comparison then
+    // stays as it was. Directories loaded earlier in the session are offered in the "Compare
+    // with" list.
+    bool setReference(const QString& results_dir, QString* error);
+    void clearReference();
+    QString referenceDir() const;
+    // The reference's analysis of the shown pair (nullptr when there is none, or the reference
+    // does not hold the pair).
+    const auralize::Analysis* referenceAnalysis() const;
+    void setShowDifferences(bool on);
+    QStringList comparisonChoices() const;  // the directories the list offers
+
     // For tests and the main window.
     const QTableWidget* table() const { return table_; }
     QChartView* waveformView() const { return waveform_view_; }
@@ -68,6 +86,7 @@ class ResultsPanel : public QWidget {
   private slots:
     void onPairIndex(int index);
     void onExportClicked();
+    void onCompareIndex(int index);
 
   protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -76,6 +95,13 @@ class ResultsPanel : public QWidget {
     void showPair(int index);
     void drawWaveform();
     void fillTable();
+    // results_compare.cpp: the reference's part of showPair and fillTable.
+    const ResultPair* referencePair() const;
+    void analyzeReference();
+    void drawReference();
+    void describeCells();
+    void rememberDir(const QString& dir);
+    void updateCompareList();
 
     ResultsData data_;
     int current_ = -1;
@@ -91,6 +117,12 @@ class ResultsPanel : public QWidget {
     QLineSeries* spectrum_ = nullptr;
     QTableWidget* table_ = nullptr;
     QPushButton* export_ = nullptr;
+
+    ResultsData reference_;
+    std::optional<auralize::Analysis> reference_analysis_;
+    QStringList seen_dirs_;  // results directories loaded this session, latest first
+    QComboBox* compare_ = nullptr;
+    QCheckBox* differences_ = nullptr;
 };
 
 }  // namespace ardent::editor
