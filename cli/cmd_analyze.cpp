@@ -26,6 +26,7 @@
 #include "ardent/auralize/grid_maps.h"
 #include "ardent/auralize/ir_grid.h"
 #include "ardent/pipeline/grid_full_band.h"
+#include "ardent/pipeline/grid_map_setup.h"
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/number_text.h"
 #include "commands.h"
@@ -44,20 +45,6 @@ struct Provenance {
     std::string pair, note;   // "S1 -> R1", and why (for the report)
 };
 
-// result.json of a results directory, or nothing when it is not Ardent's format; throws when it
-// cannot be parsed. A results directory is ours, but a file there may not be: deep nesting is
-// refused early.
-std::optional<nlohmann::json> read_result_json(const fs::path& file) {
-    std::ifstream in(file);
-    auto j =
-        nlohmann::json::parse(in, [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-            if (depth > 32) throw std::runtime_error("nested deeper than a result.json is");
-            return true;
-        });
-    if (j.at("format") != "ardent-result/1") return std::nullopt;
-    return j;
-}
-
 // Nothing when `ir` is not in a results directory or result.json cannot be read as one (with a
 // warning for the latter: the IR is then analysed like any other).
 std::optional<Provenance> from_result_json(const fs::path& ir) {
@@ -66,7 +53,7 @@ std::optional<Provenance> from_result_json(const fs::path& ir) {
     std::error_code ec;
     if ((sub != "ir" && sub != "ambix") || !fs::is_regular_file(file, ec)) return std::nullopt;
     try {
-        const auto result = read_result_json(file);
+        const auto result = pipeline::read_result_json(file);
         if (!result) return std::nullopt;
         const nlohmann::json& j = *result;
         const std::string name = sub.string() + "/" + ir.filename().string();
@@ -174,49 +161,16 @@ struct MapOpts {
     int threads = 0;
 };
 
-// What the run's result.json (DIR/result.json for DIR/grid/<source>.h5) says about a grid: where
-// its source is, the speed of sound, the flat band, and the receivers' mean height.
-struct GridProvenance {
-    auralize::Point source{};
-    double speed_of_sound = 343, flat_to_hz = 0;
-    std::optional<double> receiver_height;
-    std::string file;
-};
-
-std::optional<GridProvenance> grid_provenance(const fs::path& grid_file,
-                                              const std::string& source) {
-    if (grid_file.parent_path().filename() != "grid") return std::nullopt;
-    const fs::path dir = grid_file.parent_path().parent_path();
-    const fs::path file = (dir.empty() ? fs::path(".") : dir) / "result.json";
-    std::error_code ec;
-    if (!fs::is_regular_file(file, ec)) return std::nullopt;
+// DIR/result.json's account of a grid, or nothing with a warning when it cannot be read: the grid
+// is then analysed alone.
+std::optional<pipeline::GridProvenance> grid_provenance(const fs::path& grid_file,
+                                                        const std::string& source) {
     try {
-        const auto result = read_result_json(file);
-        if (!result) return std::nullopt;
-        const nlohmann::json& j = *result;
-        GridProvenance p;
-        p.file = file.string();
-        p.speed_of_sound = j.at("settings").at("speed_of_sound").get<double>();
-        p.flat_to_hz = j.at("excitation").at("flat_to_hz").get<double>();
-        bool found = false;
-        for (const auto& s : j.at("sources"))
-            if (s.at("name") == source) {
-                for (size_t a = 0; a < 3; ++a)
-                    p.source[a] = s.at("cell_centre").at(a).get<double>();
-                found = true;
-            }
-        if (!found) throw std::runtime_error("no source named \"" + source + "\"");
-        double z = 0;
-        for (const auto& r : j.at("receivers"))
-            z += r.at("position").at(2).get<double>();
-        if (!j.at("receivers").empty())
-            p.receiver_height = z / static_cast<double>(j.at("receivers").size());
-        if (!(p.speed_of_sound > 0) || !std::isfinite(p.flat_to_hz))
-            throw std::runtime_error("its speed of sound or band is not a number");
-        return p;
+        return pipeline::grid_provenance(grid_file, source);
     } catch (const std::exception& e) {
+        const fs::path dir = grid_file.parent_path().parent_path();
         std::fprintf(stderr, "ardent: warning: %s: not read (%s); the grid is analysed alone\n",
-                     file.c_str(), e.what());
+                     ((dir.empty() ? fs::path(".") : dir) / "result.json").c_str(), e.what());
     }
     return std::nullopt;
 }
@@ -315,16 +269,12 @@ int run_map(const MapOpts& o) {
         throw InputError("cannot write '" + out.string() + "': its folder '" + parent.string() +
                          "' does not exist");
     const auralize::IrGrid grid(o.grid);
-    auralize::GridAnalysisOptions options;
+    const auto prov = o.no_result ? std::nullopt : grid_provenance(o.grid, grid.source());
+    auralize::GridAnalysisOptions options = pipeline::grid_map_options(grid, prov);
     options.bands = o.bands;
     options.threads = o.threads;
-    const auto prov = o.no_result ? std::nullopt : grid_provenance(o.grid, grid.source());
     std::string onset = "ISO 3382-1's rule at each point", band = "no band limit";
     if (prov) {
-        options.source = prov->source;
-        options.free_field_10m = 1 / (40 * std::numbers::pi);  // Ardent's IR convention
-        options.speed_of_sound = prov->speed_of_sound;
-        options.max_frequency_hz = prov->flat_to_hz;
         onset = "each point's distance to source " + grid.source() + " at " +
                 point_text(prov->source[0], prov->source[1], prov->source[2], 3) + " over " +
                 number_text(prov->speed_of_sound, 1) + " m/s (" + prov->file + ")";
@@ -333,17 +283,10 @@ int run_map(const MapOpts& o) {
     }
     // A full-band grid: each point's IR joined to the grid's geometric part above the
     // crossover, at the receivers' rate, analysed as a full-band receiver IR is.
-    if (const auralize::GridGeometric* g = grid.geometric()) {
-        options.ir_rate = grid.output_sample_rate();
-        options.ir_of_row = [&grid, rate = options.ir_rate](size_t point,
-                                                            const std::vector<float>& row) {
-            return pipeline::grid_point_ir(grid, point, row, rate);
-        };
-        options.max_frequency_hz = 0.45 * options.ir_rate;
+    if (const auralize::GridGeometric* g = grid.geometric())
         band = "full band at " + number_text(options.ir_rate, 0) + " Hz: the wave solver below " +
                number_text(g->crossover_hz, 0) +
                " Hz, geometric acoustics above (the grid's /geometric)";
-    }
     if (o.max_frequency > 0) {
         options.max_frequency_hz = o.max_frequency;
         band = "bands above " + number_text(o.max_frequency, 0) + " Hz left out (--max-frequency)";

@@ -25,6 +25,23 @@ long long lattice(double v, double lower, double spacing) {
 
 }  // namespace
 
+Analysis analyze_grid_point(const IrGrid& grid, size_t point, const std::vector<float>& row,
+                            const GridAnalysisOptions& options) {
+    AnalysisOptions o;
+    o.max_frequency_hz = options.max_frequency_hz;
+    o.free_field_10m = options.free_field_10m;
+    if (options.source)
+        o.onset_s = distance(grid.positions()[point], *options.source) / options.speed_of_sound;
+    try {
+        if (options.ir_of_row)
+            return analyze_ir(options.ir_of_row(point, row), options.ir_rate, options.bands, o);
+        return analyze_ir(row, grid.sample_rate(), options.bands, o);
+    } catch (const InputError& e) {
+        throw InputError("cannot analyze grid point " + std::to_string(point) + " of '" +
+                         grid.file().string() + "': " + e.what());
+    }
+}
+
 std::vector<Analysis> analyze_grid(const IrGrid& grid, const GridAnalysisOptions& options) {
     const size_t n = grid.size();
     std::vector<Analysis> out(n);
@@ -46,25 +63,8 @@ std::vector<Analysis> analyze_grid(const IrGrid& grid, const GridAnalysisOptions
             while (true) {
                 const size_t i = next++;
                 if (i >= count) break;
-                const size_t point = first + i;
-                AnalysisOptions o;
-                o.max_frequency_hz = options.max_frequency_hz;
-                o.free_field_10m = options.free_field_10m;
-                if (options.source)
-                    o.onset_s =
-                        distance(grid.positions()[point], *options.source) / options.speed_of_sound;
                 try {
-                    if (options.ir_of_row)
-                        out[point] = analyze_ir(options.ir_of_row(point, irs[i]), options.ir_rate,
-                                                options.bands, o);
-                    else
-                        out[point] = analyze_ir(irs[i], grid.sample_rate(), options.bands, o);
-                } catch (const InputError& e) {
-                    const std::lock_guard lock(error_mutex);
-                    if (!error)
-                        error = std::make_exception_ptr(
-                            InputError("cannot analyze grid point " + std::to_string(point) +
-                                       " of '" + grid.file().string() + "': " + e.what()));
+                    out[first + i] = analyze_grid_point(grid, first + i, irs[i], options);
                 } catch (...) {
                     const std::lock_guard lock(error_mutex);
                     if (!error) error = std::current_exception();

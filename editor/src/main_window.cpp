@@ -24,6 +24,7 @@
 #include "ardent/editor/results_panel.h"
 #include "ardent/preprocess/errors.h"
 #include "emitters_panel.h"
+#include "map_panel.h"
 #include "materials_panel.h"
 #include "scene_view.h"
 #include "simulation_panel.h"
@@ -62,6 +63,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     simulation_ = new SimulationPanel(&project_, this);
     results_ = new ResultsPanel(this);
     audition_ = new AuditionPanel(this);
+    map_ = new MapPanel(this);
 
     auto dock = [this](QWidget* w, const QString& title, Qt::DockWidgetArea area) {
         auto* d = new QDockWidget(title, this);
@@ -82,6 +84,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     QDockWidget* res = dock(results_, tr("Results"), Qt::BottomDockWidgetArea);
     QDockWidget* aud = dock(audition_, tr("Audition"), Qt::RightDockWidgetArea);
     splitDockWidget(sim, aud, Qt::Vertical);
+    QDockWidget* maps = dock(map_, tr("Room map"), Qt::RightDockWidgetArea);
+    tabifyDockWidget(aud, maps);
+    aud->raise();
     docks_ = {mat, em, sim, res, aud};
 
     status_ = new QLabel(this);
@@ -113,6 +118,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(view_, &SceneView::listenerMoved, this,
             [this](Vec3 p) { audition_->setListenerPosition(p.x, p.y, p.z); });
 
+    connect(map_, &MapPanel::mapChanged, view_, &SceneView::set_map);
     connect(simulation_, &SimulationPanel::overlayReady, view_, &SceneView::set_overlay);
     connect(simulation_, &SimulationPanel::saveRequested, this, [this] { save(); });
     connect(simulation_, &SimulationPanel::message, status_, &QLabel::setText);
@@ -295,6 +301,7 @@ bool MainWindow::open_path(const QString& path) {
     }
     add_recent(path);
     results_->clear();
+    map_->set_grids({});
     const size_t unassigned = project_.unassigned_groups().size();
     status_->setText(
         unassigned ? tr("%1 surface groups need a material (Materials panel).").arg(unassigned)
@@ -322,6 +329,7 @@ bool MainWindow::open_results(const QString& dir) {
         return false;
     }
     audition_->setResults(dir);
+    map_->set_grids(audition_->engine().results().grids);
     // Put the listener marker on the first receiver (or the grid's first point) when the results
     // have a listener grid to move across.
     view_->set_listener(std::nullopt);

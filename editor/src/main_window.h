@@ -1,9 +1,9 @@
 // The editor's main window: the 3-D view in the middle, the material, source/receiver and
-// simulation panels in columns beside it, the results below it and the audition under the
-// simulation settings, sized to the screen; File (new from a model, open, recent, save, save as,
-// open results), Edit (undo/redo), View, Simulate and Help (the docs) menus with the usual
-// shortcuts. Errors in what the user opens appear in a dialog with the message the
-// command line prints, and the editor carries on with what it had.
+// simulation panels in columns beside it, the results below it and the audition (with the room
+// map as a tab beside it) under the simulation settings, sized to the screen; File (new from a
+// model, open, recent, save, save as, open results), Edit (undo/redo), View, Simulate and Help (the
+// docs) menus with the usual shortcuts. Errors in what the user opens appear in a dialog with the
+// message the command line prints, and the editor carries on with what it had.
 #pragma once
 
 #include <array>
@@ -29,6 +29,7 @@ class EmittersPanel;
 class SimulationPanel;
 class ResultsPanel;
 class AuditionPanel;
+class MapPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -50,6 +51,7 @@ class MainWindow : public QMainWindow {
     SimulationPanel* simulation() { return simulation_; }
     ResultsPanel* results() { return results_; }
     AuditionPanel* audition() { return audition_; }
+    MapPanel* map() { return map_; }
     const MaterialLibrary& library() const { return library_; }
     QStringList recent_files() const;
     // The text of the last error dialog (tests read it; the dialog does not block).
@@ -87,6 +89,7 @@ class MainWindow : public QMainWindow {
     SimulationPanel* simulation_ = nullptr;
     ResultsPanel* results_ = nullptr;
     AuditionPanel* audition_ = nullptr;
+    MapPanel* map_ = nullptr;
     QMenu* recent_menu_ = nullptr;
     QLabel* status_ = nullptr;
     QString last_error_;

@@ -119,6 +119,7 @@ SceneView::~SceneView() {
     mesh_buffer_.destroy();
     marker_buffer_.destroy();
     overlay_buffer_.destroy();
+    map_buffer_.destroy();
     doneCurrent();
 }
 
@@ -156,6 +157,30 @@ void SceneView::set_overlay(std::vector<Box3> boxes) {
     update();
 }
 
+void SceneView::set_map(std::vector<MapTile> tiles, std::optional<MapKey> key) {
+    map_ = std::move(tiles);
+    map_key_ = map_.empty() ? std::nullopt : std::move(key);
+    map_dirty_ = true;
+    update();
+}
+
+void SceneView::rebuild_map_buffer() {
+    std::vector<float> v;
+    const Vec3 up{0, 0, 1};  // the grid's layers are planes of one z (auralize::plane_nearest)
+    for (const MapTile& m : map_) {
+        const double h = 0.5 * m.size;
+        const Vec3 c = m.centre;
+        const Vec3 a{c.x - h, c.y - h, c.z}, b{c.x + h, c.y - h, c.z}, d{c.x + h, c.y + h, c.z},
+            e{c.x - h, c.y + h, c.z};
+        for (const Vec3& p : {a, b, d, a, d, e})
+            push_vertex(v, p, up, m.colour);
+    }
+    map_buffer_.bind();
+    map_buffer_.allocate(v.data(), static_cast<int>(v.size() * sizeof(float)));
+    map_vertices_ = static_cast<int>(v.size() / kFloats);
+    map_dirty_ = false;
+}
+
 void SceneView::set_overlay_visible(bool on) {
     overlay_visible_ = on;
     update();
@@ -186,9 +211,9 @@ void SceneView::initializeGL() {
     program_.bindAttributeLocation("normal", 1);
     program_.bindAttributeLocation("colour", 2);
     program_.link();
-    for (QOpenGLBuffer* b : {&mesh_buffer_, &marker_buffer_, &overlay_buffer_})
+    for (QOpenGLBuffer* b : {&mesh_buffer_, &marker_buffer_, &overlay_buffer_, &map_buffer_})
         b->create();
-    mesh_dirty_ = markers_dirty_ = overlay_dirty_ = true;
+    mesh_dirty_ = markers_dirty_ = overlay_dirty_ = map_dirty_ = true;
 }
 
 void SceneView::resizeGL(int, int) {}
@@ -280,6 +305,7 @@ void SceneView::paintGL() {
     if (mesh_dirty_) rebuild_mesh_buffer();
     if (markers_dirty_) rebuild_marker_buffer();
     if (overlay_dirty_) rebuild_overlay_buffer();
+    if (map_dirty_) rebuild_map_buffer();
 
     const QSize vp = size() * devicePixelRatioF();
     glViewport(0, 0, vp.width(), vp.height());
@@ -298,6 +324,18 @@ void SceneView::paintGL() {
     }
     draw(mesh_buffer_, mesh_vertices_, GL_TRIANGLES);
     glDisable(GL_CULL_FACE);
+    if (map_vertices_ > 0) {
+        // The room map: unlit (its colours are the values), a little see-through, in depth with
+        // the room so that furniture above it hides it.
+        glEnable(GL_BLEND);
+        glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+        program_.setUniformValue("lit", 0.0f);
+        program_.setUniformValue("alpha", 0.85f);
+        draw(map_buffer_, map_vertices_, GL_TRIANGLES);
+        glDisable(GL_BLEND);
+        program_.setUniformValue("alpha", 1.0f);
+        program_.setUniformValue("lit", 1.0f);
+    }
 
     if (overlay_visible_) {
         glEnable(GL_BLEND);
@@ -318,7 +356,7 @@ void SceneView::paintGL() {
     if (!annotations_) return;
     QPainter painter(this);
     paint_annotations(painter, size(), legend(), scale_bar(camera_, size()),
-                      axis_directions(camera_, size()));
+                      axis_directions(camera_, size()), map_key_);
 }
 
 void SceneView::set_annotations_visible(bool on) {

@@ -2,7 +2,8 @@
 // near walls culled so the room is seen from inside (whichever way the model's faces are wound),
 // sources (red) and receivers (blue) as markers, the audition listener (green) once results with
 // a listener grid are open, and optionally the ARD partitions at the current settings as a
-// wireframe, with a legend of the colours, a scale bar and the axes over it. Left drag orbits,
+// wireframe, a room map on a layer of the listener grid, with a legend of the colours, a scale
+// bar and the axes over it. Left drag orbits,
 // right or middle drag (or shift + left) pans, the wheel zooms, F fits. Clicking a surface selects
 // its material group; in placement mode a click adds a source or receiver at the surface point plus
 // a height along the surface normal; dragging a marker moves it the same way, recorded as one
@@ -27,6 +28,14 @@ struct EmitterRef {
     EmitterKind kind = EmitterKind::Source;
     size_t index = 0;
     friend bool operator==(const EmitterRef&, const EmitterRef&) = default;
+};
+
+// One listener-grid point of a room map (the map panel): a horizontal square of side `size`
+// centred at `centre`, coloured by the point's value.
+struct MapTile {
+    Vec3 centre;
+    double size = 0;
+    QColor colour;
 };
 
 class SceneView : public QOpenGLWidget, protected QOpenGLFunctions {
@@ -64,6 +73,10 @@ class SceneView : public QOpenGLWidget, protected QOpenGLFunctions {
     // The legend drawn over the view: the materials the model's groups use (and "unassigned"
     // when a group has none), then the kinds of marker present.
     std::vector<LegendEntry> legend() const;
+    // A room map drawn in the room, with its colour key over the view; no tiles: none.
+    void set_map(std::vector<MapTile> tiles, std::optional<MapKey> key);
+    const std::vector<MapTile>& map_tiles() const { return map_; }
+    const std::optional<MapKey>& map_key() const { return map_key_; }
     // The legend, scale bar and axis triad (View menu; on by default).
     void set_annotations_visible(bool on);
     bool annotations_visible() const { return annotations_; }
@@ -95,6 +108,7 @@ class SceneView : public QOpenGLWidget, protected QOpenGLFunctions {
     void rebuild_mesh_buffer();
     void rebuild_marker_buffer();
     void rebuild_overlay_buffer();
+    void rebuild_map_buffer();
     void on_geometry_changed();
     void draw(QOpenGLBuffer& buffer, int vertices, GLenum primitive);
 
@@ -113,8 +127,11 @@ class SceneView : public QOpenGLWidget, protected QOpenGLFunctions {
     QOpenGLBuffer mesh_buffer_{QOpenGLBuffer::VertexBuffer};
     QOpenGLBuffer marker_buffer_{QOpenGLBuffer::VertexBuffer};
     QOpenGLBuffer overlay_buffer_{QOpenGLBuffer::VertexBuffer};
-    int mesh_vertices_ = 0, marker_vertices_ = 0, overlay_vertices_ = 0;
-    bool mesh_dirty_ = true, markers_dirty_ = true, overlay_dirty_ = true;
+    QOpenGLBuffer map_buffer_{QOpenGLBuffer::VertexBuffer};
+    int mesh_vertices_ = 0, marker_vertices_ = 0, overlay_vertices_ = 0, map_vertices_ = 0;
+    bool mesh_dirty_ = true, markers_dirty_ = true, overlay_dirty_ = true, map_dirty_ = true;
+    std::vector<MapTile> map_;
+    std::optional<MapKey> map_key_;
     std::vector<Box3> overlay_;
     bool overlay_visible_ = false;
     bool annotations_ = true;

@@ -1,10 +1,14 @@
 #include "view_annotations.h"
 
+#include <QLinearGradient>
+
 #include <QFontMetrics>
 #include <QPainter>
 #include <algorithm>
 #include <array>
 #include <cmath>
+
+#include "ardent/auralize/grid_maps.h"
 
 namespace ardent::editor {
 namespace {
@@ -62,7 +66,8 @@ std::array<QPointF, 3> axis_directions(const OrbitCamera& camera, QSize viewport
 }
 
 void paint_annotations(QPainter& p, QSize viewport, const std::vector<LegendEntry>& legend,
-                       const std::optional<ScaleBar>& bar, const std::array<QPointF, 3>& axes) {
+                       const std::optional<ScaleBar>& bar, const std::array<QPointF, 3>& axes,
+                       const std::optional<MapKey>& map) {
     p.setRenderHint(QPainter::Antialiasing);
     const QFontMetrics fm = p.fontMetrics();
     const int line = fm.height() + 4, pad = 8, swatch = fm.height() - 2;
@@ -106,6 +111,26 @@ void paint_annotations(QPainter& p, QSize viewport, const std::vector<LegendEntr
         p.drawLine(x0, y0 - 5, x0, y0);
         p.drawLine(x1, y0 - 5, x1, y0);
         p.drawText(QPoint(x1 + 6, y0), label);
+    }
+    if (map) {
+        // The colour bar, its ends' values below it and the title above.
+        const int w = 180, h = 12;
+        const QRect box(viewport.width() - w - 3 * pad, pad, w + 2 * pad, 2 * line + h + pad);
+        p.setPen(Qt::NoPen);
+        p.setBrush(panel);
+        p.drawRoundedRect(box, 4, 4);
+        const QRect bar_rect(box.left() + pad, box.top() + line, w, h);
+        QLinearGradient g(bar_rect.topLeft(), bar_rect.topRight());
+        for (int i = 0; i <= 8; ++i) {
+            const auto c = auralize::map_colour(i / 8.0);
+            g.setColorAt(i / 8.0, QColor(c[0], c[1], c[2]));
+        }
+        p.fillRect(bar_rect, g);
+        p.setPen(text);
+        p.drawText(QRect(box.left() + pad, box.top(), w, line), Qt::AlignVCenter, map->title);
+        const QRect under(box.left() + pad, bar_rect.bottom() + 2, w, line);
+        p.drawText(under, Qt::AlignLeft | Qt::AlignVCenter, QString::number(map->lo, 'g', 3));
+        p.drawText(under, Qt::AlignRight | Qt::AlignVCenter, QString::number(map->hi, 'g', 3));
     }
     const std::array<QColor, 3> colours{QColor(235, 80, 70), QColor(90, 200, 90),
                                         QColor(90, 140, 255)};

@@ -41,6 +41,12 @@ struct GridAnalysisOptions {
 // file and the point for an IR that cannot be analysed (silent, or no band fits).
 std::vector<Analysis> analyze_grid(const IrGrid& grid, const GridAnalysisOptions& options);
 
+// One point's analysis from its stored row (IrGrid::ir), as analyze_grid does it; no HDF5 call,
+// so it may run on any thread while the rows are read on one (the editor's map does). Throws
+// InputError naming the grid file and the point as analyze_grid does.
+Analysis analyze_grid_point(const IrGrid& grid, size_t point, const std::vector<float>& row,
+                            const GridAnalysisOptions& options);
+
 enum class MapParameter { T20, Edt, C80, D50, G };
 inline constexpr MapParameter kMapParameters[] = {
     MapParameter::T20, MapParameter::Edt, MapParameter::C80, MapParameter::D50, MapParameter::G};
