@@ -5,6 +5,7 @@
 // writes.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -197,3 +198,66 @@ TEST_P(FullBandGrid, ListenerGridIsFullBandAtTheReceiver) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, FullBandGrid, testing::Values(81u, 82u));
+
+// A box whose ceiling has a 0.3 m square hole: narrower than the wave solver's cells at 300 Hz,
+// so only the rays find it. `simulate` warns, naming the source and the share that escaped, and
+// result.json counts them; the same box closed is silent.
+TEST(FullBand, LeakyModelWarnsOfEscapingRays) {
+    ScratchDir dir;
+    const auto obj = [](bool hole) {
+        const double W = 4, D = 3, H = 2.5, x0 = 2.0, x1 = 2.3, y0 = 1.2, y1 = 1.5;
+        std::vector<std::array<double, 3>> v;
+        std::string faces;
+        const auto quad = [&](std::array<double, 3> a, std::array<double, 3> b,
+                              std::array<double, 3> c, std::array<double, 3> d) {
+            const size_t n = v.size();
+            v.insert(v.end(), {a, b, c, d});
+            faces += "f " + std::to_string(n + 1) + " " + std::to_string(n + 2) + " " +
+                     std::to_string(n + 3) + " " + std::to_string(n + 4) + "\n";
+        };
+        quad({0, 0, 0}, {W, 0, 0}, {W, D, 0}, {0, D, 0});
+        quad({0, 0, 0}, {0, D, 0}, {0, D, H}, {0, 0, H});
+        quad({W, 0, 0}, {W, 0, H}, {W, D, H}, {W, D, 0});
+        quad({0, 0, 0}, {0, 0, H}, {W, 0, H}, {W, 0, 0});
+        quad({0, D, 0}, {W, D, 0}, {W, D, H}, {0, D, H});
+        quad({0, 0, H}, {x0, 0, H}, {x0, D, H}, {0, D, H});
+        quad({x1, 0, H}, {W, 0, H}, {W, D, H}, {x1, D, H});
+        quad({x0, 0, H}, {x1, 0, H}, {x1, y0, H}, {x0, y0, H});
+        quad({x0, y1, H}, {x1, y1, H}, {x1, D, H}, {x0, D, H});
+        if (!hole) quad({x0, y0, H}, {x1, y0, H}, {x1, y1, H}, {x0, y1, H});
+        std::string text = "o room\n";
+        char line[96];
+        for (const auto& p : v) {
+            std::snprintf(line, sizeof line, "v %g %g %g\n", p[0], p[1], p[2]);
+            text += line;
+        }
+        return text + faces;
+    };
+    dir.write("leaky.obj", obj(true));
+    dir.write("closed.obj", obj(false));
+    const auto scene = [](const std::string& mesh) {
+        return R"({"format": "ardent-scene/1", "name": "box", "geometry": {"mesh": ")" + mesh +
+               R"(", "up": "z"}, "materials": {"wall": {"absorption": 0.1}},
+  "surfaces": {"*": "wall"}, "sources": [{"name": "S1", "position": [1.0, 1.0, 1.2]}],
+  "receivers": [{"name": "R1", "position": [3.0, 2.0, 1.2]}],
+  "simulation": {"solver": "ard", "device": "cpu", "max_frequency": 300, "duration": 0.3}})";
+    };
+    dir.write("leaky.json", scene("leaky.obj"));
+    dir.write("closed.json", scene("closed.obj"));
+    const auto leaky = run_ardent("simulate leaky.json -o leaky --quiet", dir.path());
+    ASSERT_EQ(leaky.exit_code, 0) << leaky.err;
+    EXPECT_NE(leaky.err.find("warning: source S1: "), std::string::npos) << leaky.err;
+    EXPECT_NE(leaky.err.find("left the model through gaps in its surfaces"), std::string::npos)
+        << leaky.err;
+    json r;
+    std::ifstream(dir / "leaky" / "result.json") >> r;
+    const auto& src = r.at("band").at("geometric").at("sources").at(0);
+    const double share = src.at("escaped_rays").get<double>() / src.at("rays").get<double>();
+    std::printf("leaky box: %.1f %% of the rays escaped\n", 100 * share);
+    EXPECT_GT(share, 0.01);
+    EXPECT_LT(share, 0.5);  // a small hole, not an open model
+
+    const auto closed = run_ardent("simulate closed.json -o closed --quiet", dir.path());
+    ASSERT_EQ(closed.exit_code, 0) << closed.err;
+    EXPECT_EQ(closed.err.find("left the model"), std::string::npos) << closed.err;
+}
