@@ -25,7 +25,30 @@ std::string describe_seconds(double s) {
     return buf;
 }
 
+namespace {
+
+// A scene imported from a model has no file until it is saved, and the libraries name it
+// "<memory>" in their messages (Python's errors rely on that name): meaningless to the user here.
+std::string for_the_user(std::string message) {
+    const std::string tag = "<memory>";
+    if (message.rfind(tag, 0) == 0) message.replace(0, tag.size(), "the unsaved scene");
+    return message;
+}
+
+SceneEstimate estimate(const Scene& scene);
+
+}  // namespace
+
 SceneEstimate estimate_scene(const Scene& scene) {
+    SceneEstimate out = estimate(scene);
+    out.error = for_the_user(std::move(out.error));
+    out.warning = for_the_user(std::move(out.warning));
+    return out;
+}
+
+namespace {
+
+SceneEstimate estimate(const Scene& scene) {
     SceneEstimate out;
     // The air is the space around the first source, so there is nothing to estimate before one is
     // placed (preprocess() says so too, in the scene file's terms).
@@ -86,6 +109,8 @@ SceneEstimate estimate_scene(const Scene& scene) {
     }
     return out;
 }
+
+}  // namespace
 
 SceneEstimator::SceneEstimator(QObject* parent) : QObject(parent) {
     timer_.setSingleShot(true);

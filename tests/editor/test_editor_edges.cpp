@@ -210,6 +210,14 @@ class TestEditorEdges : public QObject {
         w.simulation()->run_clicked();
         QVERIFY2(w.last_error().contains("no source"), qPrintable(w.last_error()));
         close_error_boxes(&w);
+        // A source outside the model: the message names the scene as the user knows it (it
+        // said "<memory>: ...").
+        p->add_emitter(EmitterKind::Source, {100, 100, 100});
+        const auto outside = settled_estimate(w.simulation());
+        QVERIFY(!outside.ok);
+        QVERIFY2(outside.error.rfind("the unsaved scene: ", 0) == 0, outside.error.c_str());
+        QVERIFY2(outside.error.find("<memory>") == std::string::npos, outside.error.c_str());
+        p->remove_emitter(EmitterKind::Source, 0);
         p->add_emitter(EmitterKind::Source, {1, 1, 1.5});
         const auto with_source = settled_estimate(w.simulation());
         QVERIFY2(with_source.ok, with_source.error.c_str());
