@@ -1,11 +1,13 @@
-// The rows of the results panel's ISO 3382-1 table, shared by the table, its CSV export and the
-// comparison with another run (results_compare.cpp).
+// The rows of the results panel's ISO 3382-1 table and the bands' names, shared by the table, its
+// CSV export and the comparison with another run (results_compare.cpp).
 #pragma once
 
 #include <cmath>
 #include <functional>
 #include <optional>
 #include <vector>
+
+#include <QString>
 
 #include "ardent/auralize/analysis.h"
 
@@ -46,6 +48,11 @@ inline const std::vector<Parameter>& parameters() {
         {"Truncation (s)", [](const B& b) { return std::optional(b.truncation_s); }, 3, 1, {}},
     };
     return p;
+}
+
+// A band's name as the table's header and the decay chart's legend give it ("125 Hz", "2 kHz").
+inline QString band_name(double hz) {
+    return hz >= 1000 ? QStringLiteral("%1 kHz").arg(hz / 1000) : QStringLiteral("%1 Hz").arg(hz);
 }
 
 }  // namespace ardent::editor

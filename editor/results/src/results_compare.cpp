@@ -26,10 +26,6 @@ namespace {
 constexpr int kMaxRemembered = 10;
 const QString kBrowse = QStringLiteral("\x01browse");  // the list's "Other results folder…"
 
-QString band_label(double hz) {
-    return hz >= 1000 ? QStringLiteral("%1 kHz").arg(hz / 1000) : QStringLiteral("%1 Hz").arg(hz);
-}
-
 // Adds `s` to `chart` on its first horizontal and vertical axes.
 void add_on_axes(QChart* chart, QLineSeries* s) {
     chart->addSeries(s);
@@ -42,14 +38,9 @@ const QColor kReferenceGrey(150, 150, 150, 170);
 }  // namespace
 
 bool ResultsPanel::setReference(const QString& results_dir, QString* error) {
-    ResultsData loaded;
-    try {
-        loaded = read_results(results_dir.toStdString());
-    } catch (const std::exception& e) {
-        if (error) *error = QString::fromStdString(e.what());
-        return false;
-    }
-    reference_ = std::move(loaded);
+    std::optional<ResultsData> loaded = read(results_dir, error);
+    if (!loaded) return false;
+    reference_ = std::move(*loaded);
     reference_analysis_.reset();
     rememberDir(results_dir);
     updateCompareList();
@@ -155,10 +146,10 @@ void ResultsPanel::drawReference() {
         if (b.decay_db.empty()) continue;
         QColor colour = kReferenceGrey;
         for (QAbstractSeries* s : shown)
-            if (s->name() == band_label(b.nominal_hz))
+            if (s->name() == band_name(b.nominal_hz))
                 colour = static_cast<QLineSeries*>(s)->color();
         auto* series = new QLineSeries;
-        series->setName(band_label(b.nominal_hz) + tr(" (compared)"));
+        series->setName(band_name(b.nominal_hz) + tr(" (compared)"));
         series->setPen(QPen(colour, 1.5, Qt::DashLine));
         const size_t stride = std::max<size_t>(1, b.decay_db.size() / 1500);
         for (size_t i = 0; i < b.decay_db.size(); i += stride)

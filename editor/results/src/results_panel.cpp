@@ -92,10 +92,6 @@ void reset_chart(QChart* chart) {
     }
 }
 
-QString band_name(double hz) {
-    return hz >= 1000 ? QStringLiteral("%1 kHz").arg(hz / 1000) : QStringLiteral("%1 Hz").arg(hz);
-}
-
 }  // namespace
 
 ResultsPanel::ResultsPanel(QWidget* parent) : QWidget(parent) {
@@ -163,16 +159,20 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QWidget(parent) {
 
 ResultsPanel::~ResultsPanel() = default;
 
-bool ResultsPanel::load(const QString& results_dir, QString* error) {
-    ResultsData loaded;
+std::optional<ResultsData> ResultsPanel::read(const QString& results_dir, QString* error) {
     try {
-        loaded = read_results(results_dir.toStdString());
+        return read_results(results_dir.toStdString());
     } catch (const std::exception& e) {
         if (error) *error = QString::fromStdString(e.what());
-        return false;
     }
+    return std::nullopt;
+}
+
+bool ResultsPanel::load(const QString& results_dir, QString* error) {
+    std::optional<ResultsData> loaded = read(results_dir, error);
+    if (!loaded) return false;
     if (!data_.dir.empty()) rememberDir(QString::fromStdString(data_.dir.string()));
-    data_ = std::move(loaded);
+    data_ = std::move(*loaded);
     current_ = -1;
     if (reference_.dir == data_.dir) clearReference();
     updateCompareList();

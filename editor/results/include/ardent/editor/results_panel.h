@@ -92,6 +92,8 @@ class ResultsPanel : public QWidget {
     bool eventFilter(QObject* watched, QEvent* event) override;
 
   private:
+    // read_results with its message in `error` (nothing on failure).
+    static std::optional<ResultsData> read(const QString& results_dir, QString* error);
     void showPair(int index);
     void drawWaveform();
     void fillTable();
