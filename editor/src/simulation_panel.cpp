@@ -117,7 +117,12 @@ SimulationPanel::SimulationPanel(Project* project, QWidget* parent)
     slice_ = new QLabel(this);
     slice_->setMinimumSize(200, 150);
     slice_->setAlignment(Qt::AlignCenter);
-    slice_->setStyleSheet("background: #2a2b2e;");
+    slice_->setStyleSheet("background: #2a2b2e; color: #9a9ca3;");
+    slice_->setWordWrap(true);
+    // Until a run starts the square is empty: say what will appear there.
+    slice_->setText(
+        tr("The pressure in the source's plane appears here while a run goes (Live "
+           "slice)."));
     slice_caption_ = new QLabel(this);
     slice_caption_->setAlignment(Qt::AlignCenter);
     layout->addWidget(slice_, 1);
