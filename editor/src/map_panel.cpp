@@ -202,12 +202,24 @@ void MapPanel::start_or_show() {
 void MapPanel::analyse_next_slice(const std::string& key) {
     busy_ = key;
     SourceMaps* s = &sources_[key];
-    if (s->done || !s->grid) return;
+    if (s->done || !s->grid || !s->error.isEmpty()) return;
     const size_t n = s->grid->size(), first = s->next;
     const size_t count = std::min(kSliceRows, n - first);
     slice_rows_.resize(count);
-    for (size_t i = 0; i < count; ++i)
-        slice_rows_[i] = s->grid->ir(first + i);  // HDF5, on this (the GUI) thread
+    try {
+        for (size_t i = 0; i < count; ++i)
+            slice_rows_[i] = s->grid->ir(first + i);  // HDF5, on this (the GUI) thread
+    } catch (const std::exception& e) {
+        // A damaged grid file: say so and draw nothing (no exception may leave a slot).
+        s->error = QString::fromUtf8(e.what());
+        progress_->hide();
+        status_->setText(tr("Cannot map this grid: %1").arg(s->error));
+        emit mapChanged({}, std::nullopt);
+        return;
+    }
+    status_->setText(tr("Analysing the listener grid of %1 (%2 points)…")
+                         .arg(QString::fromStdString(s->grid->source()))
+                         .arg(n));
     progress_->setRange(0, static_cast<int>(n));
     progress_->setValue(static_cast<int>(first));
     progress_->setFormat(tr("analysing %v of %m grid points"));
