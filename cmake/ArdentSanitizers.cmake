@@ -7,6 +7,10 @@
 option(ARDENT_SANITIZE "Build everything with ASan + UBSan (see scripts/test --asan)" OFF)
 option(ARDENT_FUZZ "Build the libFuzzer targets in fuzz/ (needs clang; see scripts/fuzz)" OFF)
 set(_ardent_sanitizers "")
+# Tests' time limits are multiplied by this: a sanitized program runs several times slower (the
+# absorbing-box validations, 2-4 minutes each in the plain build, passed their 600 s under ASan
+# only when alone).
+set(ARDENT_TEST_TIMEOUT_SCALE 1)
 if(ARDENT_FUZZ)
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     message(FATAL_ERROR "ARDENT_FUZZ needs clang++ as the C++ compiler (libFuzzer); got "
@@ -15,6 +19,7 @@ if(ARDENT_FUZZ)
   set(_ardent_sanitizers -fsanitize=fuzzer-no-link,address,undefined)
 elseif(ARDENT_SANITIZE)
   set(_ardent_sanitizers -fsanitize=address,undefined)
+  set(ARDENT_TEST_TIMEOUT_SCALE 5)
 endif()
 if(_ardent_sanitizers)
   if(ARDENT_CUDA_ENABLED)
