@@ -1,8 +1,7 @@
 #include "view_annotations.h"
 
-#include <QLinearGradient>
-
 #include <QFontMetrics>
+#include <QLinearGradient>
 #include <QPainter>
 #include <algorithm>
 #include <array>
