@@ -264,7 +264,9 @@ TEST(Distributed, CheckpointedRunResumesToTheSameFiles) {
     }
     const fs::path state = dir / "out.tmp-partial" / "checkpoint" / "state.json";
     bool saved = false;
-    for (int i = 0; i < 1200 && !saved; ++i) {
+    // A minute for 200 steps; longer in a sanitized build, several times slower.
+    const int polls = 1200 * ARDENT_TEST_TIMEOUT_SCALE;
+    for (int i = 0; i < polls && !saved; ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
         if (fs::exists(state)) {
             try {
@@ -276,7 +278,7 @@ TEST(Distributed, CheckpointedRunResumesToTheSameFiles) {
     kill(pid, SIGINT);
     int status = 0;
     waitpid(pid, &status, 0);
-    ASSERT_TRUE(saved) << "no checkpoint within a minute";
+    ASSERT_TRUE(saved) << "no checkpoint within " << polls / 20 << " s";
     ASSERT_TRUE(fs::is_directory(dir / "out.tmp-partial"));
     ASSERT_FALSE(fs::exists(dir / "out"));
     const nlohmann::json current = read_json(state)["current"];
