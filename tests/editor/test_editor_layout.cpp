@@ -64,7 +64,7 @@ class TestEditorLayout : public QObject {
 
   private slots:
     void initTestCase() {
-        // The bundled studio with its listener grid every 0.6 m (its own, in cells, leaves two
+        // The bundled studio with its listener grid every metre (its own, in cells, leaves two
         // points in a layer at 400 Hz), for the room map.
         QFile bundled(QString(ARDENT_SOURCE_DIR) + "/data/scenes/studio.json");
         QVERIFY(bundled.open(QIODevice::ReadOnly));
@@ -72,7 +72,7 @@ class TestEditorLayout : public QObject {
         QJsonObject geometry = scene["geometry"].toObject();
         geometry["mesh"] = QString(ARDENT_SOURCE_DIR) + "/data/models/studio.obj";
         scene["geometry"] = geometry;
-        scene["listener_grid"] = QJsonObject{{"spacing_m", 0.6}};
+        scene["listener_grid"] = QJsonObject{{"spacing_m", 1.0}};
         QFile copy(tmp_.filePath("studio.json"));
         QVERIFY(copy.open(QIODevice::WriteOnly));
         copy.write(QJsonDocument(scene).toJson());
