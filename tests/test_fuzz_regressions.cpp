@@ -93,10 +93,18 @@ TEST(FuzzRegressions, ColladaAskingForGigabytesIsRefusedWithinABudget) {
     const std::string before = dir.listing();
     const CommandResult r = run_ardent("info scene.json", dir.path(), 300);
     EXPECT_EQ(r.exit_code, 2) << r.err;
+#if defined(__SANITIZE_ADDRESS__)
+    // A sanitized build sets no budget on the child (ASan's shadow memory), and ASan's allocator
+    // ends the child with its own out-of-memory report instead of std::bad_alloc.
+    EXPECT_NE(r.err.find("room.dae: not a readable mesh: the model reader (Assimp) "),
+              std::string::npos)
+        << r.err;
+#else
     EXPECT_NE(r.err.find("room.dae: not a readable mesh: the model reader (Assimp) ran out of "
                          "memory on it (a damaged file?)"),
               std::string::npos)
         << r.err;
+#endif
     EXPECT_EQ(dir.listing(), before);
 }
 

@@ -53,6 +53,9 @@ TEST(IsolatedCall, ACrashIsReportedAndTheCallerGoesOn) {
     EXPECT_EQ(kind_of([]() -> std::string { std::abort(); }, {}, &what),
               IsolatedCallError::Kind::Crash);
     EXPECT_NE(what.find("signal 6, aborted"), std::string::npos) << what;
+#if !defined(__SANITIZE_ADDRESS__)
+    // (ASan catches a segmentation fault itself, reports it and exits with status 1: the child
+    // then ends without an answer rather than by the signal.)
     try {
         call_isolated(
             []() -> std::string {
@@ -64,6 +67,7 @@ TEST(IsolatedCall, ACrashIsReportedAndTheCallerGoesOn) {
         EXPECT_EQ(e.signal(), SIGSEGV);
         EXPECT_NE(std::string(e.what()).find("segmentation fault"), std::string::npos);
     }
+#endif
     EXPECT_EQ(call_isolated([] { return std::string("still here"); }, {}), "still here");
 }
 
