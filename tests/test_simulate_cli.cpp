@@ -427,6 +427,10 @@ TEST_F(SimulateCli, MemoryBeyondTheMachineIsExitThree) {
 // was fitted on the L-shaped room, the shoebox and the Musikverein), two sources (one runs at a
 // time) and a dense listener grid, so that the recorded signals are most of the peak.
 TEST_F(SimulateCli, MemoryEstimateIsWithinAQuarterOfThePeak) {
+#if defined(__SANITIZE_ADDRESS__)
+    GTEST_SKIP() << "ASan's shadow memory and quarantine multiply the peak (8 to 13 times here): "
+                    "the estimate is for the plain build";
+#endif
     for (unsigned seed : {1901u, 1902u, 1903u}) {
         std::mt19937 rng(seed);
         auto uniform = [&](double lo, double hi) {
@@ -468,7 +472,10 @@ TEST_F(SimulateCli, CtrlCStopsCleanly) {
     const pid_t pid = start_ardent({"simulate", "box.json", "--threads", "1", "-o", "out"},
                                    dir.path(), logs / "err");
     ASSERT_GT(pid, 0);
-    const int code = interrupt_after(pid, std::chrono::milliseconds(500));
+    // Interrupted once it steps (a fixed half second fell before the handler in a slower,
+    // sanitized build).
+    EXPECT_TRUE(wait_for(logs / "err", " steps")) << slurp(logs / "err");
+    const int code = interrupt_after(pid, std::chrono::milliseconds(0));
     EXPECT_EQ(code, 130) << slurp(logs / "err");
     EXPECT_NE(slurp(logs / "err").find("interrupted"), std::string::npos) << slurp(logs / "err");
     EXPECT_EQ(dir.listing(), "box.json\n");
