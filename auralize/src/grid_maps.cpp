@@ -48,8 +48,8 @@ std::vector<Analysis> analyze_grid(const IrGrid& grid, const GridAnalysisOptions
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     const size_t workers =
         std::min<size_t>(n, options.threads > 0 ? static_cast<size_t>(options.threads) : cores);
-    // HDF5 reads stay on this thread (the library is not built thread-safe); the analyses of a
-    // batch of IRs run on the workers.
+    // HDF5 reads stay on this thread (Debian's HDF5 is thread-safe, not every build is); the
+    // analyses of a batch of IRs run on the workers.
     const size_t batch = 16 * workers;
     std::vector<std::vector<float>> irs(batch);
     for (size_t first = 0; first < n; first += batch) {

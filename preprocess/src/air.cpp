@@ -221,6 +221,7 @@ BoundaryMaterials assign_materials(AirModel& m, const SurfaceBand& band,
     BoundaryMaterials out;
     out.needs.assign(g.count(), 0);
     m.material.assign(g.count(), -1);
+    m.wall_area.assign(g.count(), kFullArea);
     const long sy = g.dims[0], sz = sy * g.dims[1];
     const long offset[6] = {-1, 1, -sy, sy, -sz, sz};
     size_t boundary = 0, faces = 0, uncovered = 0;
@@ -253,6 +254,7 @@ BoundaryMaterials assign_materials(AirModel& m, const SurfaceBand& band,
                         group < 0
                             ? int16_t{-1}
                             : static_cast<int16_t>(group_material[static_cast<size_t>(group)]);
+                    m.wall_area[x] = band.area[x];
                     out.needs[x] = m.material[x] < 0;
                 }
 #pragma omp critical
@@ -410,6 +412,7 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
         for (size_t i = 0; i < g.count(); ++i)
             if (m.material[i] >= 0) q.push_back(i);
         std::vector<int16_t> spread = m.material;
+        std::vector<uint8_t> spread_area = m.wall_area;
         while (!q.empty()) {
             const size_t i = q.front();
             q.pop_front();
@@ -420,12 +423,16 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
                 const size_t j = g.index(d);
                 if (spread[j] < 0) {
                     spread[j] = spread[i];
+                    spread_area[j] = spread_area[i];
                     q.push_back(j);
                 }
             }
         }
         for (size_t i = 0; i < g.count(); ++i)
-            if (bm.needs[i]) m.material[i] = spread[i];
+            if (bm.needs[i]) {
+                m.material[i] = spread[i];
+                m.wall_area[i] = spread_area[i];
+            }
     }
     std::vector<uint8_t>().swap(m.classification.inside);
     std::vector<uint8_t>().swap(m.classification.walls);

@@ -217,12 +217,20 @@ double point_triangle_distance(Vec3 p, Vec3 a, Vec3 b, Vec3 c) {
     return norm(p - (a + ab * (vb * denom) + ac * (vc * denom)));
 }
 
+uint8_t staircase_area_weight(Vec3 n) {
+    const double l1 = std::abs(n[0]) + std::abs(n[1]) + std::abs(n[2]);
+    // l1 is 1 to sqrt(3) for a unit normal; anything else (a degenerate normal) counts as flat.
+    if (!(l1 >= 1)) return kFullArea;
+    return static_cast<uint8_t>(std::lround(kFullArea / l1));
+}
+
 SurfaceBand surface_band(const TriangleMesh& mesh, const Grid& g, double radius_cells) {
     SurfaceBand band;
     const double r = radius_cells * g.h;
     band.radius = static_cast<float>(r);
     band.distance.assign(g.count(), std::numeric_limits<float>::infinity());
     band.group.assign(g.count(), -1);
+    band.area.assign(g.count(), kFullArea);
     // Threads own slabs of z so no two write the same cell; each walks every triangle.
 #pragma omp parallel
     {
@@ -233,6 +241,7 @@ SurfaceBand surface_band(const TriangleMesh& mesh, const Grid& g, double radius_
             Vec3 nrm = cross(b - a, c - a);
             const double len = norm(nrm);
             nrm = nrm * (1.0 / len);
+            const uint8_t area = staircase_area_weight(nrm);
             // Walk columns along the normal's dominant axis; only a thin band of cells per
             // column can be within r of the plane.
             int w = 0;
@@ -279,6 +288,7 @@ SurfaceBand surface_band(const TriangleMesh& mesh, const Grid& g, double radius_
                         if (static_cast<float>(d) < band.distance[idx]) {
                             band.distance[idx] = static_cast<float>(d);
                             band.group[idx] = static_cast<int32_t>(t.group);
+                            band.area[idx] = area;
                         }
                     }
                 }

@@ -1,5 +1,7 @@
-// Debian's HDF5 is built without thread safety: one thread at a time may call it. A simulate()
-// writing a grid and a Grid read from another Python thread would otherwise meet inside it. Every
+// HDF5 builds differ: Debian 12's is thread-safe (H5is_library_threadsafe says so, and its
+// libhdf5.settings "Threadsafety: yes"), but a build without that option lets one thread at a
+// time call it, and a wheel or conda package may link one. A simulate() writing a grid and a Grid
+// read from another Python thread would then meet inside it. Every
 // binding that reaches HDF5 holds this lock, taken with the GIL released (and kept released while
 // HDF5 runs), so that a thread waiting for it never blocks the run's progress reports, which need
 // the GIL. It is recursive: a progress callback of a simulate() that holds it may read a Grid in

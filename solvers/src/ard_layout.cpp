@@ -164,11 +164,9 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
     }
     for (const std::exception_ptr& e : failed)
         if (e) std::rethrow_exception(e);
-    std::vector<double> material_reflection(materials);
-    for (size_t m = 0; m < materials; ++m) {
-        const double beta = fits[m].open ? 1.0 : fits[m].admittance.conductance;
-        material_reflection[m] = std::clamp((1 - beta) / (1 + beta), 0.0, 1.0);
-    }
+    const auto conductance = [&](size_t m) {
+        return fits[m].open ? 1.0 : fits[m].admittance.conductance;
+    };
 
     // The PML lines, numbered before any line reads them: one per air-wall face of an absorbing
     // slab whose wall has a conductance, ordered by axis and side (so that the coupling lines of
@@ -189,7 +187,7 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
         for (int side : {-1, 1})
             for (const PmlSlab& s : d.pml) {
                 if (s.axis != a || s.side != side) continue;
-                if (material_reflection[static_cast<size_t>(s.material)] >= 1) continue;
+                if (!(conductance(static_cast<size_t>(s.material)) > 0)) continue;  // R = 1
                 for_each_face(s, [&](Index3 a0) {
                     pml_line_at[face_key(L.flat(a0), a, side)] =
                         static_cast<int32_t>(pml_faces.size());
@@ -197,9 +195,17 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
                 });
             }
 
+    // The share of each face's area the true surface has (AirModel::face_area): on a slanted
+    // wall's staircase the conductance is scaled by it, so the faces absorb what the wall does.
+    const auto face_area = [&](Index3 air_cell, int axis, int side) {
+        return p.air.face_area(g.index(air_cell), g.index(step(air_cell, axis, side)));
+    };
     std::vector<double> reflection(pml_faces.size()), transmission(pml_faces.size());
     for (size_t i = 0; i < pml_faces.size(); ++i) {
-        reflection[i] = material_reflection[static_cast<size_t>(pml_faces[i].slab->material)];
+        const PmlFace& f = pml_faces[i];
+        const auto m = static_cast<size_t>(f.slab->material);
+        const double beta = conductance(m) * face_area(f.cell, f.axis, f.side);
+        reflection[i] = std::clamp((1 - beta) / (1 + beta), 0.0, 1.0);
         transmission[i] = std::sqrt(1.0 - reflection[i] * reflection[i]);
     }
     auto pml_cell = [&](size_t line, int depth) {
@@ -379,18 +385,26 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
 
     L.air_lines = L.lines.size();
 
-    // Frequency-dependent walls: one WallFace per air-wall face of a material with branches.
-    std::vector<int32_t> first_branch(materials + 1, 0);
-    for (size_t m = 0; m < materials; ++m) {
-        if (!fits[m].open)
+    // Frequency-dependent walls: one WallFace per air-wall face of a material with branches, its
+    // branches' conductances scaled by the face's area share (a branch's velocity is linear in
+    // its conductance), one table per material and share in use.
+    std::map<std::pair<size_t, uint8_t>, int32_t> first_branch;
+    const auto branches_of = [&](size_t m) {
+        return fits[m].open ? 0 : static_cast<int>(fits[m].admittance.branches.size());
+    };
+    const auto table_for = [&](size_t m, double area) {
+        const auto [it, added] =
+            first_branch.try_emplace({m, static_cast<uint8_t>(std::lround(area * kFullArea))},
+                                     static_cast<int32_t>(L.wall_branches.size()));
+        if (added)
             for (const AdmittanceBranch& b : fits[m].admittance.branches)
                 L.wall_branches.push_back(
-                    walls::branch_coefficients(b.conductance, b.mass, b.stiffness, L.dt));
-        first_branch[m + 1] = static_cast<int32_t>(L.wall_branches.size());
-    }
+                    walls::branch_coefficients(b.conductance * area, b.mass, b.stiffness, L.dt));
+        return it->second;
+    };
     for (const PmlSlab& s : d.pml) {
         const auto m = static_cast<size_t>(s.material);
-        const int branches = first_branch[m + 1] - first_branch[m];
+        const int branches = branches_of(m);
         if (branches == 0) continue;
         for_each_face(s, [&](Index3 c) {
             // The true field 0, 1, 2 cells in from the face, through thin partitions; PML cells
@@ -413,7 +427,7 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
                 }
             }
             f.cells_end = static_cast<int32_t>(L.wall_cells.size());
-            f.branch_begin = first_branch[m];
+            f.branch_begin = table_for(m, face_area(c, s.axis, s.side));
             f.branches = branches;
             f.state_begin = static_cast<int32_t>(L.wall_states);
             L.wall_states += static_cast<size_t>(branches);

@@ -52,7 +52,7 @@ struct BoundarySlab {
 
 // One boundary cell's coefficients and branch groups.
 void add_boundary_cell(const AirModel& air, const WallTables& w, double lambda, size_t idx,
-                       std::vector<int>& faces_of, BoundarySlab& s) {
+                       std::vector<double>& faces_of, BoundarySlab& s) {
     if (is_interior(air, idx)) {  // most cells: no need to look at walls
         ++s.interior;
         return;
@@ -62,7 +62,7 @@ void add_boundary_cell(const AirModel& air, const WallTables& w, double lambda, 
     const long offsets[6] = {-1, 1, -sy, sy, -sz, sz};
     int neighbours = 0;
     double beta_sum = 0;
-    std::fill(faces_of.begin(), faces_of.end(), 0);
+    std::fill(faces_of.begin(), faces_of.end(), 0.0);
     for (long off : offsets) {
         const size_t nb = static_cast<size_t>(static_cast<long>(idx) + off);
         if (air.air[nb]) {
@@ -71,8 +71,11 @@ void add_boundary_cell(const AirModel& air, const WallTables& w, double lambda, 
         }
         const int m = air.face_material(idx, nb);
         if (m < 0) continue;
-        beta_sum += w.beta[static_cast<size_t>(m)];
-        ++faces_of[static_cast<size_t>(m)];
+        // A face of a slanted wall's staircase counts for the share of its area the wall has
+        // (AirModel::face_area): its conductance and its branches (linear in theirs) scale alike.
+        const double area = air.face_area(idx, nb);
+        beta_sum += area * w.beta[static_cast<size_t>(m)];
+        faces_of[static_cast<size_t>(m)] += area;
     }
     if (neighbours == 6) {
         ++s.interior;
@@ -102,7 +105,7 @@ BoundarySlab boundary_slab(const AirModel& air, const WallTables& w, double lamb
                            int k_hi) {
     const Grid& g = air.grid;
     BoundarySlab s;
-    std::vector<int> faces_of(w.beta.size());
+    std::vector<double> faces_of(w.beta.size());
     for (int k = k_lo; k < k_hi; ++k)
         for (int j = 0; j < g.dims[1]; ++j)
             for (int i = 0; i < g.dims[0]; ++i) {

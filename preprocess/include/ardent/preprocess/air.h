@@ -33,6 +33,8 @@ struct AirModel {
     std::vector<uint8_t> air;       // 1 for simulated air cells
     std::vector<int16_t> material;  // for boundary air cells and the non-air cells touching air:
                                     // the material of the nearest surface; -1 elsewhere
+    // Beside `material`: the nearest surface's staircase_area_weight (voxelize.h).
+    std::vector<uint8_t> wall_area;
     std::vector<PlacedEmitter> sources, receivers;
     size_t air_cells = 0;
     size_t boundary_cells = 0;      // air cells with at least one non-air face neighbour
@@ -47,6 +49,11 @@ struct AirModel {
     // Material of the wall behind the face between air cell `a` and its non-air neighbour `b`.
     int face_material(size_t a, size_t b) const {
         return material[b] >= 0 ? material[b] : material[a];
+    }
+    // The share of that face's area the true surface has: 1 for a surface normal to an axis,
+    // down to 1 / sqrt(3) on a staircase (voxelize.h); the wall's admittance there is scaled by it.
+    double face_area(size_t a, size_t b) const {
+        return (material[b] >= 0 ? wall_area[b] : wall_area[a]) * (1.0 / kFullArea);
     }
     double air_volume() const { return static_cast<double>(air_cells) * grid.h * grid.h * grid.h; }
 };

@@ -50,7 +50,17 @@ struct SurfaceBand {
     float radius = 0;             // in metres: cells farther than this have no entry
     std::vector<float> distance;  // per cell: distance from the centre to the nearest triangle
     std::vector<int32_t> group;   // per cell: that triangle's group, -1 if none within radius
+    // Per cell: that triangle's staircase_area_weight (kFullArea where none is within radius).
+    std::vector<uint8_t> area;
 };
+
+// A surface voxelised into cell faces has |n_x| + |n_y| + |n_z| times its own area (n its unit
+// normal): a plane slanted 45 degrees about one axis is a staircase of sqrt(2) times the faces.
+// A wave solver that gives every face the wall's full admittance absorbs that much more; each
+// face's admittance is scaled by the inverse (docs/materials.md, "Slanted walls"), kept per cell
+// in units of 1 / kFullArea.
+inline constexpr uint8_t kFullArea = 255;
+uint8_t staircase_area_weight(Vec3 unit_normal);
 
 // Nearest surface group for every cell whose centre lies within `radius_cells` * h of the mesh.
 SurfaceBand surface_band(const TriangleMesh& mesh, const Grid& grid, double radius_cells);
