@@ -409,6 +409,13 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
         auto t0 = std::chrono::steady_clock::now();
         const Preprocessed p = preprocess(scene);
         const double preprocess_s = seconds_since(t0);
+        if (root) {
+            const std::vector<MaterialSurface> surfaces = material_surfaces(p);
+            for (size_t m = 0; m < surfaces.size(); ++m)
+                if (const std::string w = material_surface_warning(surfaces[m], p.air.grid.h);
+                    !w.empty())
+                    observer.warning("material \"" + scene.materials[m].name + "\": " + w);
+        }
         stop_point(stop);
         SolverOptions sopts;
         sopts.precision = settings.precision;

@@ -200,6 +200,64 @@ std::string format_seconds(double s) {
 
 }  // namespace
 
+std::vector<MaterialSurface> material_surfaces(const Preprocessed& p) {
+    const AirModel& air = p.air;
+    const Grid& g = air.grid;
+    const size_t materials = p.scene.materials.size();
+    std::vector<MaterialSurface> out(materials);
+    const double face = g.h * g.h;
+    const long sy = g.dims[0], sz = static_cast<long>(g.dims[0]) * g.dims[1];
+    const long offsets[6] = {-1, 1, -sy, sy, -sz, sz};
+#pragma omp parallel
+    {
+        std::vector<double> faces(materials, 0.0);
+#pragma omp for schedule(static)
+        for (long i = 0; i < static_cast<long>(g.count()); ++i) {
+            const auto a = static_cast<size_t>(i);
+            if (!air.air[a]) continue;
+            for (long o : offsets) {
+                // In range: air never touches the grid's edge.
+                const auto b = static_cast<size_t>(i + o);
+                if (air.air[b]) continue;
+                const int m = air.face_material(a, b);
+                if (m >= 0) faces[static_cast<size_t>(m)] += air.face_area(a, b) * face;
+            }
+        }
+#pragma omp critical
+        for (size_t m = 0; m < materials; ++m)
+            out[m].faces_m2 += faces[m];
+    }
+    for (const Triangle& t : p.mesh.triangles) {
+        const int m = p.group_material[t.group];
+        if (m < 0) continue;
+        const Vec3 a = p.mesh.vertices[t.v[0]], b = p.mesh.vertices[t.v[1]],
+                   c = p.mesh.vertices[t.v[2]];
+        const Vec3 centre = (a + b + c) * (1.0 / 3);
+        Index3 q;
+        for (int k = 0; k < 3; ++k)
+            q[k] = static_cast<int>(std::floor((centre[k] - g.origin[k]) / g.h));
+        bool meets_air = false;
+        for (int dz = -1; dz <= 1 && !meets_air; ++dz)
+            for (int dy = -1; dy <= 1 && !meets_air; ++dy)
+                for (int dx = -1; dx <= 1 && !meets_air; ++dx)
+                    meets_air = air.is_air({q[0] + dx, q[1] + dy, q[2] + dz});
+        if (meets_air) out[static_cast<size_t>(m)].mesh_m2 += norm(cross(b - a, c - a)) / 2;
+    }
+    return out;
+}
+
+std::string material_surface_warning(const MaterialSurface& s, double h) {
+    if (s.mesh_m2 < 1 || s.faces_m2 >= 0.25 * s.mesh_m2) return "";
+    char text[400];
+    std::snprintf(text, sizeof text,
+                  "the wave solver's cell faces hold %.1f m^2 of its %.1f m^2 of surface (%.0f "
+                  "%%): parts thinner than a cell (%.3f m) or behind another material's nearer "
+                  "surface absorb that much less in the wave band (the geometric band uses the "
+                  "mesh's surface); a higher max_frequency resolves more of them",
+                  s.faces_m2, s.mesh_m2, 100 * s.faces_m2 / s.mesh_m2, h);
+    return text;
+}
+
 nlohmann::ordered_json info_json(const Preprocessed& p) {
     const Grid& g = p.air.grid;
     const Decomposition& d = p.decomposition;
@@ -277,6 +335,15 @@ nlohmann::ordered_json info_json(const Preprocessed& p) {
                  {"disputed_cells", c.disputed_cells},
                  {"uncovered_boundary_faces", p.air.uncovered_faces}};
     j["materials"] = materials_json(p.scene);
+    const std::vector<MaterialSurface> surfaces = material_surfaces(p);
+    for (auto& mat : j["materials"]) {
+        const MaterialSurface& s =
+            surfaces[static_cast<size_t>(p.scene.material_index(mat["name"].get<std::string>()))];
+        mat["surface_m2"] = s.mesh_m2;
+        mat["wave_faces_m2"] = s.faces_m2;
+        if (const std::string w = material_surface_warning(s, g.h); !w.empty())
+            mat["warnings"].push_back(w);
+    }
     j["timings_s"] = {{"import", p.times.import_s},
                       {"voxelize", p.times.voxelize_s},
                       {"decompose", p.times.decompose_s}};
