@@ -5,7 +5,6 @@
 #include <cmath>
 #include <exception>
 #include <map>
-#include <mutex>
 #include <thread>
 
 #include "ardent/preprocess/errors.h"
@@ -42,12 +41,39 @@ Analysis analyze_grid_point(const IrGrid& grid, size_t point, const std::vector<
     }
 }
 
+std::vector<std::exception_ptr> analyze_grid_rows(const IrGrid& grid, size_t first,
+                                                  std::span<const std::vector<float>> rows,
+                                                  const GridAnalysisOptions& options,
+                                                  std::vector<Analysis>& out) {
+    const size_t count = rows.size();
+    std::vector<std::exception_ptr> errors(count);
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const size_t workers =
+        std::min<size_t>(count, options.threads > 0 ? static_cast<size_t>(options.threads) : cores);
+    std::atomic<size_t> next{0};
+    const auto work = [&] {
+        for (size_t i; (i = next++) < count;) {
+            try {
+                out[first + i] = analyze_grid_point(grid, first + i, rows[i], options);
+            } catch (...) {
+                errors[i] = std::current_exception();  // each row its own slot
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (size_t w = 1; w < workers; ++w)
+        pool.emplace_back(work);
+    work();
+    for (auto& t : pool)
+        t.join();
+    return errors;
+}
+
 std::vector<Analysis> analyze_grid(const IrGrid& grid, const GridAnalysisOptions& options) {
     const size_t n = grid.size();
     std::vector<Analysis> out(n);
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    const size_t workers =
-        std::min<size_t>(n, options.threads > 0 ? static_cast<size_t>(options.threads) : cores);
+    const size_t workers = options.threads > 0 ? static_cast<size_t>(options.threads) : cores;
     // HDF5 reads stay on this thread (Debian's HDF5 is thread-safe, not every build is); the
     // analyses of a batch of IRs run on the workers.
     const size_t batch = 16 * workers;
@@ -56,28 +82,10 @@ std::vector<Analysis> analyze_grid(const IrGrid& grid, const GridAnalysisOptions
         const size_t count = std::min(batch, n - first);
         for (size_t i = 0; i < count; ++i)
             irs[i] = grid.ir(first + i);
-        std::atomic<size_t> next{0};
-        std::exception_ptr error;
-        std::mutex error_mutex;
-        const auto work = [&] {
-            while (true) {
-                const size_t i = next++;
-                if (i >= count) break;
-                try {
-                    out[first + i] = analyze_grid_point(grid, first + i, irs[i], options);
-                } catch (...) {
-                    const std::lock_guard lock(error_mutex);
-                    if (!error) error = std::current_exception();
-                }
-            }
-        };
-        std::vector<std::thread> pool;
-        for (size_t w = 1; w < std::min(workers, count); ++w)
-            pool.emplace_back(work);
-        work();
-        for (auto& t : pool)
-            t.join();
-        if (error) std::rethrow_exception(error);
+        // The first point in the grid's order that failed, whichever thread met it first.
+        for (const std::exception_ptr& e : analyze_grid_rows(
+                 grid, first, std::span<const std::vector<float>>(irs.data(), count), options, out))
+            if (e) std::rethrow_exception(e);
     }
     return out;
 }

@@ -10,9 +10,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <thread>
 
 #include "ardent/pipeline/grid_map_setup.h"
 
@@ -228,25 +226,9 @@ void MapPanel::analyse_next_slice(const std::string& key) {
     const auralize::GridAnalysisOptions* options = &s->options;
     std::vector<auralize::Analysis>* out = &s->maps;
     const std::vector<std::vector<float>>* rows = &slice_rows_;
-    watcher_.setFuture(QtConcurrent::run([grid, options, out, rows, first, count] {
-        std::atomic<size_t> next{0};
-        const auto work = [&] {
-            for (size_t i; (i = next++) < count;) {
-                try {
-                    (*out)[first + i] =
-                        auralize::analyze_grid_point(*grid, first + i, (*rows)[i], *options);
-                } catch (const std::exception&) {
-                    // A point that cannot be analysed (silent) stays without values: grey.
-                }
-            }
-        };
-        std::vector<std::thread> pool;
-        const size_t workers = std::max(1u, std::thread::hardware_concurrency());
-        for (size_t w = 1; w < std::min(workers, count); ++w)
-            pool.emplace_back(work);
-        work();
-        for (auto& t : pool)
-            t.join();
+    watcher_.setFuture(QtConcurrent::run([grid, options, out, rows, first] {
+        // A point that cannot be analysed (silent) stays without values: grey.
+        auralize::analyze_grid_rows(*grid, first, *rows, *options, *out);
     }));
     s->next = first + count;
 }

@@ -6,8 +6,10 @@
 #pragma once
 
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,15 @@ std::vector<Analysis> analyze_grid(const IrGrid& grid, const GridAnalysisOptions
 // InputError naming the grid file and the point as analyze_grid does.
 Analysis analyze_grid_point(const IrGrid& grid, size_t point, const std::vector<float>& row,
                             const GridAnalysisOptions& options);
+
+// The analyses of the rows [first, first + rows.size()) already read (IrGrid::ir), on
+// options.threads threads, into out[first + i] (`out` holds every point). Per row, the error of a
+// point that could not be analysed, null where it was: `analyze_grid` stops at the first, the
+// editor's map leaves those points without values.
+std::vector<std::exception_ptr> analyze_grid_rows(const IrGrid& grid, size_t first,
+                                                  std::span<const std::vector<float>> rows,
+                                                  const GridAnalysisOptions& options,
+                                                  std::vector<Analysis>& out);
 
 enum class MapParameter { T20, Edt, C80, D50, G };
 inline constexpr MapParameter kMapParameters[] = {
