@@ -168,7 +168,7 @@ Analysis analyze_ir(std::span<const float> ir, double fs, Bands bands,
     if (ir.empty()) throw InputError("the impulse response has no samples");
     double peak = 0;
     for (size_t i = 0; i < ir.size(); ++i) {
-        const double v = ir[i];
+        const double v = static_cast<double>(ir[i]);
         if (!std::isfinite(v))
             throw InputError("sample " + std::to_string(i) + " of the impulse response is " +
                              (std::isnan(v) ? "NaN" : "infinite"));

@@ -28,7 +28,6 @@ constexpr int kSlots = 3;  // per stage: current, previous (while fading), pendi
 // Slot word of a stage. Bits 0..2: slots the audio thread uses; bits 4..5: the pending slot + 1
 // (0: none). The audio thread turns a pending slot into a used one with one compare-and-swap, so
 // the writer never sees a moment where a slot it could overwrite is about to be used.
-constexpr std::uint32_t kUseMask = 0x7;
 constexpr int kPendingShift = 4;
 constexpr std::uint32_t kPendingMask = 0x3u << kPendingShift;
 

@@ -30,7 +30,7 @@ std::vector<double> power_spectrum(std::span<const float> x, size_t n) {
     if (!plan) throw std::runtime_error("power_spectrum: FFTW could not plan the transform");
     const size_t m = std::min(n, x.size());
     for (size_t i = 0; i < m; ++i)
-        in[i] = x[i];
+        in[i] = static_cast<double>(x[i]);
     std::fill(in.get() + m, in.get() + n, 0.0);
     fftw_execute(plan);
     std::vector<double> p(bins);

@@ -281,7 +281,9 @@ EnergyHistogram grid_histogram(const std::vector<double>& edges, const float* en
                 density[k][b] +=
                     w * static_cast<double>(energy[(cell * n + k) * kBands + b]) / width;
             const float* f = &flux[(cell * n + k) * kAxes];
-            net[k] = net[k] + Vec3{f[0], f[1], f[2]} * (w / width);
+            net[k] = net[k] + Vec3{static_cast<double>(f[0]), static_cast<double>(f[1]),
+                                   static_cast<double>(f[2])} *
+                                  (w / width);
         }
     }
     std::vector<double> centre(n);

@@ -115,7 +115,7 @@ std::optional<Hit> Room::intersect(Vec3 origin, Vec3 direction, double max_dista
     rtcIntersect1(embree_->scene, &context, &rh);
     if (rh.hit.geomID == RTC_INVALID_GEOMETRY_ID) return std::nullopt;
     Hit h;
-    h.distance = rh.ray.tfar;
+    h.distance = static_cast<double>(rh.ray.tfar);
     h.triangle = rh.hit.primID;
     h.normal = normals_[h.triangle];
     if (dot(h.normal, direction) > 0) h.normal = h.normal * -1.0;

@@ -39,8 +39,9 @@ std::array<std::vector<float>, 4> grid_geometric_foa(
             p.order = g->path_order[i];
             for (size_t b = 0; b < B; ++b)
                 p.factor[b] = w * static_cast<double>(g->path_factor[i * B + b]);
-            p.direction = {g->path_direction[3 * i], g->path_direction[3 * i + 1],
-                           g->path_direction[3 * i + 2]};
+            p.direction = {static_cast<double>(g->path_direction[3 * i]),
+                           static_cast<double>(g->path_direction[3 * i + 1]),
+                           static_cast<double>(g->path_direction[3 * i + 2])};
             paths.push_back(p);
         }
     }

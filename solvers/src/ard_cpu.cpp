@@ -315,7 +315,7 @@ class ArdCpu final : public Solver {
             force_[L.source] += static_cast<Real>(source_scale_ * source_samples_[step_]);
         // Sampling: sample n is the pressure at t = n dt, q + (dt^2/12) F (ard_physics.h).
         for (size_t r = 0; r < L.receivers.size(); ++r)
-            receivers_[r].push_back(sample(L.receivers[r]));
+            receivers_[r].push_back(static_cast<double>(sample(L.receivers[r])));
         for (size_t i = 0; i < L.grid_cells.size(); ++i)
             grid_signals_[i].push_back(static_cast<float>(sample(L.grid_cells[i])));
         // A distributed run: the other ranks' forcing on the cells this rank's lines read.
