@@ -1,6 +1,7 @@
 // `ardent info` through the real command line: the run-time estimate for the whole scene (every
 // source for the whole duration, the geometric stage included), as text and as JSON keys.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "mesh_builders.h"
 #include "test_support.h"
 
 namespace ardent::test {
@@ -112,29 +114,16 @@ TEST(InfoCli, ListenerGridInMetresKeepsItsSpacingAcrossFrequencies) {
 // material, its surface and the faces it kept; the room's walls keep theirs.
 TEST(InfoCli, MaterialThinnerThanACellIsReported) {
     ScratchDir dir;
-    std::string obj = "usemtl wall\n";
-    int base = 0;
-    auto box = [&](double x0, double y0, double z0, double x1, double y1, double z1, bool inward) {
+    auto box = [](Vec3 lo, Vec3 hi) {
+        std::array<Vec3, 8> c;
         for (int i = 0; i < 8; ++i)
-            obj += "v " + std::to_string(i & 4 ? x1 : x0) + " " + std::to_string(i & 2 ? y1 : y0) +
-                   " " + std::to_string(i & 1 ? z1 : z0) + "\n";
-        const int quads[6][4] = {{0, 1, 3, 2}, {4, 6, 7, 5}, {0, 4, 5, 1},
-                                 {2, 3, 7, 6}, {0, 2, 6, 4}, {1, 5, 7, 3}};
-        for (const auto& q : quads) {
-            const int a = base + q[0] + 1, b = base + q[1] + 1, c = base + q[2] + 1,
-                      d = base + q[3] + 1;
-            obj += inward ? "f " + std::to_string(a) + " " + std::to_string(b) + " " +
-                                std::to_string(c) + "\nf " + std::to_string(a) + " " +
-                                std::to_string(c) + " " + std::to_string(d) + "\n"
-                          : "f " + std::to_string(a) + " " + std::to_string(c) + " " +
-                                std::to_string(b) + "\nf " + std::to_string(a) + " " +
-                                std::to_string(d) + " " + std::to_string(c) + "\n";
-        }
-        base += 8;
+            c[static_cast<size_t>(i)] = {i & 4 ? hi.x : lo.x, i & 2 ? hi.y : lo.y,
+                                         i & 1 ? hi.z : lo.z};
+        return c;
     };
-    box(0, 0, 0, 6, 4, 3, true);
-    obj += "usemtl panel\n";
-    box(2.0, 2.0, 0.9, 3.6, 2.03, 2.1, false);
+    const std::string obj =
+        hexahedron_obj(box({0, 0, 0}, {6, 4, 3}), "wall", true) +
+        hexahedron_obj(box({2.0, 2.0, 0.9}, {3.6, 2.03, 2.1}), "panel", false, 8);
     dir.write("room.obj", obj);
     dir.write("s.json", R"({"format": "ardent-scene/1", "name": "thin panel",
       "geometry": {"mesh": "room.obj", "up": "z"},

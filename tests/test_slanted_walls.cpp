@@ -160,21 +160,11 @@ std::filesystem::path write_slanted_room(const SlantedRoom& r, bool turned,
         rotate(m, centre, r.yaw, r.pitch);
         return m.vertices[0];
     };
-    std::ostringstream obj;
-    obj.precision(10);
-    for (const Vec3& c : r.corners) {
-        const Vec3 p = place(c);
-        obj << "v " << p.x << " " << p.y << " " << p.z << "\n";
-    }
-    // Corner i is (x, y, z) = bits (4, 2, 1); each side as two triangles facing into the room.
-    const int quads[6][4] = {{0, 1, 3, 2}, {4, 6, 7, 5}, {0, 4, 5, 1},
-                             {2, 3, 7, 6}, {0, 2, 6, 4}, {1, 5, 7, 3}};
-    obj << "usemtl wall\n";
-    for (const auto& q : quads)
-        obj << "f " << q[0] + 1 << " " << q[1] + 1 << " " << q[2] + 1 << "\nf " << q[0] + 1 << " "
-            << q[2] + 1 << " " << q[3] + 1 << "\n";
+    std::array<Vec3, 8> corners;
+    for (size_t i = 0; i < 8; ++i)
+        corners[i] = place(r.corners[i]);
     const std::string tag = std::string(turned ? "turned" : "upright") + "-" + solver;
-    dir.write(tag + ".obj", obj.str());
+    dir.write(tag + ".obj", hexahedron_obj(corners, "wall", true));
     std::ostringstream s;
     s.precision(10);
     auto position = [&](Vec3 p) {

@@ -1,6 +1,7 @@
 #include "mesh_builders.h"
 
 #include <cmath>
+#include <sstream>
 
 namespace ardent::test {
 
@@ -49,6 +50,26 @@ void rotate(TriangleMesh& m, Vec3 c, double rz, double rx) {
         q = {r.x, r.y * std::cos(rx) - r.z * std::sin(rx), r.y * std::sin(rx) + r.z * std::cos(rx)};
         p = q + c;
     }
+}
+
+std::string hexahedron_obj(const std::array<Vec3, 8>& corners, const std::string& material,
+                           bool inward, int first_vertex) {
+    std::ostringstream obj;
+    obj.precision(10);
+    obj << "usemtl " << material << "\n";
+    for (const Vec3& c : corners)
+        obj << "v " << c.x << " " << c.y << " " << c.z << "\n";
+    const int quads[6][4] = {{0, 1, 3, 2}, {4, 6, 7, 5}, {0, 4, 5, 1},
+                             {2, 3, 7, 6}, {0, 2, 6, 4}, {1, 5, 7, 3}};
+    for (const auto& q : quads) {
+        const int a = first_vertex + q[0] + 1, b = first_vertex + q[1] + 1,
+                  c = first_vertex + q[2] + 1, d = first_vertex + q[3] + 1;
+        if (inward)
+            obj << "f " << a << " " << b << " " << c << "\nf " << a << " " << c << " " << d << "\n";
+        else
+            obj << "f " << a << " " << c << " " << b << "\nf " << a << " " << d << " " << c << "\n";
+    }
+    return obj.str();
 }
 
 Scene simple_scene(Vec3 source, double max_frequency, double alpha) {

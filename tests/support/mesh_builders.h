@@ -2,6 +2,7 @@
 // subdivided, with holes or without faces) so each test states its geometry in a line or two.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <string>
 
@@ -17,6 +18,13 @@ void add_box(TriangleMesh& m, Vec3 lo, Vec3 hi, const std::string& group, bool i
 
 // Rotates every vertex about `centre` by `rz` around z then `rx` around x (radians).
 void rotate(TriangleMesh& m, Vec3 centre, double rz, double rx);
+
+// A hexahedron as OBJ text for a scene's mesh file: `usemtl material`, its corners (corner i is
+// (x, y, z) = bits (4, 2, 1) of i, each moved as one likes) as vertices numbered after
+// `first_vertex` earlier ones, each side two triangles facing into it (`inward`: a room) or out of
+// it (a solid in the room).
+std::string hexahedron_obj(const std::array<Vec3, 8>& corners, const std::string& material,
+                           bool inward, int first_vertex = 0);
 
 // A scene with one material "wall" (absorption `alpha`) mapped to everything, one source.
 Scene simple_scene(Vec3 source, double max_frequency, double alpha = 0.1);
