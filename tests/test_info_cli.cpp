@@ -163,5 +163,85 @@ TEST(InfoCli, MaterialThinnerThanACellIsReported) {
         << sim.err;
 }
 
+// A panel thinner than a cell mounted on a wall shares its cells with the wall, whose surface is
+// often nearer their centres: its faces went to the wall while a face took the material of the
+// surface nearest the non-air cell's centre. A face now takes the surface its segment crosses
+// nearest the air. Panels of seeded sizes and thicknesses on seeded walls of seeded rooms (the
+// seed and the case are printed); the panels' fronts must come back as their faces.
+TEST(InfoCli, PanelsMountedOnWallsKeepTheirFaces) {
+    for (const unsigned seed : {301u, 302u, 303u}) {
+        std::mt19937 rng(seed);
+        auto uniform = [&rng](double lo, double hi) {
+            return std::uniform_real_distribution<double>(lo, hi)(rng);
+        };
+        const Vec3 room{uniform(5, 8), uniform(4, 6), uniform(2.8, 4)};
+        std::array<int, 6> walls{0, 1, 2, 3, 4, 5};  // axis * 2 + side
+        std::shuffle(walls.begin(), walls.end(), rng);
+        std::string obj = hexahedron_obj(
+            [&] {
+                std::array<Vec3, 8> c;
+                for (int i = 0; i < 8; ++i)
+                    c[static_cast<size_t>(i)] = {i & 4 ? room.x : 0, i & 2 ? room.y : 0,
+                                                 i & 1 ? room.z : 0};
+                return c;
+            }(),
+            "wall", true);
+        double front = 0;
+        std::string cases;
+        for (int p = 0; p < 4; ++p) {
+            const int axis = walls[static_cast<size_t>(p)] / 2,
+                      side = walls[static_cast<size_t>(p)] % 2;
+            const double thick = uniform(0.01, 0.08);
+            Vec3 lo, hi;
+            for (int a = 0; a < 3; ++a) {
+                if (a == axis) {
+                    lo[a] = side ? room[a] - thick : 0;
+                    hi[a] = side ? room[a] : thick;
+                } else {
+                    const double size = uniform(1.2, std::min(2.2, room[a] - 1.0));
+                    lo[a] = uniform(0.3, room[a] - 0.3 - size);
+                    hi[a] = lo[a] + size;
+                }
+            }
+            std::array<Vec3, 8> c;
+            for (int i = 0; i < 8; ++i)
+                c[static_cast<size_t>(i)] = {i & 4 ? hi.x : lo.x, i & 2 ? hi.y : lo.y,
+                                             i & 1 ? hi.z : lo.z};
+            obj += hexahedron_obj(c, "panel", false, 8 * (p + 1));
+            const int u = (axis + 1) % 3, v = (axis + 2) % 3;
+            front += (hi[u] - lo[u]) * (hi[v] - lo[v]);
+            char line[160];
+            std::snprintf(line, sizeof line, " [axis %d side %d, %.2f x %.2f m, %.3f m thick]",
+                          axis, side, hi[u] - lo[u], hi[v] - lo[v], thick);
+            cases += line;
+        }
+        ScratchDir dir;
+        dir.write("room.obj", obj);
+        char scene[900];
+        std::snprintf(scene, sizeof scene, R"({"format": "ardent-scene/1", "name": "panels",
+          "geometry": {"mesh": "room.obj", "up": "z"},
+          "materials": {"plaster": {"absorption": 0.05}, "felt": {"absorption": 0.6}},
+          "surfaces": {"panel": "felt", "*": "plaster"},
+          "sources": [{"name": "S1", "position": [%.3f, %.3f, %.3f]}],
+          "receivers": [{"name": "R1", "position": [%.3f, %.3f, %.3f]}],
+          "simulation": {"max_frequency": 1000, "band": "wave"}})",
+                      0.5 * room.x, 0.5 * room.y, 0.5 * room.z, 0.4 * room.x, 0.6 * room.y,
+                      0.45 * room.z);
+        dir.write("s.json", scene);
+        const CommandResult r = run_ardent("info s.json --json", dir.path());
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const auto j = nlohmann::json::parse(r.out);
+        const double h = j["h"];
+        double faces = -1;
+        for (const auto& m : j["materials"])
+            if (m["name"] == "felt") faces = m["wave_faces_m2"];
+        std::printf(
+            "seed %u: room %.2f x %.2f x %.2f m, h %.3f m;%s\n  panel fronts %.2f m^2, "
+            "felt's wave faces %.2f m^2 (%.0f %%)\n",
+            seed, room.x, room.y, room.z, h, cases.c_str(), front, faces, 100 * faces / front);
+        EXPECT_NEAR(faces / front, 1, 0.2) << "seed " << seed;
+    }
+}
+
 }  // namespace
 }  // namespace ardent::test

@@ -4,11 +4,13 @@
 #include <cstdio>
 #include <deque>
 #include <limits>
+#include <tuple>
 
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/number_text.h"
 #include "enclosed_region.h"
 #include "run_components.h"
+#include "thread_share.h"
 
 namespace ardent {
 namespace {
@@ -123,7 +125,7 @@ double mesh_air_volume(const TriangleMesh& mesh, const AirModel& m) {
     const int nx = 2 * g.dims[0], ny = 2 * g.dims[1];
     std::vector<std::vector<float>> cross(static_cast<size_t>(nx) * ny);
     const RayLattice rays{2, g.origin.x, g.origin.y, hc, nx, 0, ny};
-    for_each_ray_crossing(mesh, rays, [&](int i, int j, double z) {
+    for_each_ray_crossing(mesh, rays, [&](int i, int j, double z, size_t) {
         cross[static_cast<size_t>(j) * nx + i].push_back(static_cast<float>(z - g.origin.z));
     });
     const int want = m.cavity ? 0 : 1;
@@ -269,6 +271,57 @@ BoundaryMaterials assign_materials(AirModel& m, const SurfaceBand& band,
     return out;
 }
 
+// A face between an air cell and a non-air one takes the material of the surface the sound meets
+// there: of the crossings of the segment between the two centres, the one nearest the air. The
+// surface nearest the non-air cell's centre (assign_materials) is often another one: a panel
+// thinner than a cell in front of a wall shares its cells with the wall, whose surface may lie
+// nearer their centres, and the panel's faces went to the wall. A non-air cell facing air on
+// several sides keeps the crossing nearest to any of its air neighbours. `best` (one float per
+// cell, overwritten) holds that distance. Threads own rows of rays, and a crossing writes only
+// cells on its own ray.
+void materials_from_crossings(AirModel& m, const TriangleMesh& mesh,
+                              const std::vector<int>& group_material, std::vector<float>& best) {
+    const Grid& g = m.grid;
+    std::vector<uint8_t> weight(mesh.triangles.size());
+    for (size_t t = 0; t < weight.size(); ++t) {
+        const Triangle& tr = mesh.triangles[t];
+        const Vec3 a = mesh.vertices[tr.v[0]];
+        const Vec3 n = cross(mesh.vertices[tr.v[1]] - a, mesh.vertices[tr.v[2]] - a);
+        weight[t] = staircase_area_weight(n * (1.0 / norm(n)));
+    }
+    std::fill(best.begin(), best.end(), std::numeric_limits<float>::infinity());
+    for (int axis = 0; axis < 3; ++axis) {
+        const int u = (axis + 1) % 3, v = (axis + 2) % 3, na = g.dims[axis];
+        const size_t stride = g.stride(axis);
+#pragma omp parallel
+        {
+            RayLattice rays{axis, g.origin[u], g.origin[v], g.h, g.dims[u], 0, g.dims[v]};
+            std::tie(rays.iv_lo, rays.iv_hi) = thread_share(g.dims[v]);
+            for_each_ray_crossing(mesh, rays, [&](int iu, int iv, double ta, size_t t) {
+                // The crossing lies between the centres of cells k and k + 1 along the axis.
+                const double along = (ta - g.origin[axis]) / g.h - 0.5;
+                const int k = static_cast<int>(std::floor(along));
+                if (k < 0 || k + 1 >= na) return;
+                Index3 cell;
+                cell[axis] = k;
+                cell[u] = iu;
+                cell[v] = iv;
+                const size_t lo = g.index(cell), hi = lo + stride;
+                if (m.air[lo] == m.air[hi]) return;
+                const size_t solid = m.air[lo] ? hi : lo;
+                const double from_air = m.air[lo] ? along - k : k + 1 - along;
+                const auto d = static_cast<float>(from_air);
+                if (d >= best[solid]) return;
+                best[solid] = d;
+                const int group = static_cast<int>(mesh.triangles[t].group);
+                m.material[solid] =
+                    static_cast<int16_t>(group_material[static_cast<size_t>(group)]);
+                m.wall_area[solid] = weight[t];
+            });
+        }
+    }
+}
+
 }  // namespace
 
 AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
@@ -389,8 +442,9 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
 
     // Materials from the nearest surface within 1.5 cells of each cell centre: enough to reach
     // every boundary cell of a closed model (an air and a solid centre straddle the surface).
-    const SurfaceBand band = surface_band(mesh, g, 1.5);
+    SurfaceBand band = surface_band(mesh, g, 1.5);
     const BoundaryMaterials bm = assign_materials(m, band, group_material);
+    materials_from_crossings(m, mesh, group_material, band.distance);
     const size_t faces = bm.faces, uncovered = bm.uncovered;
     m.boundary_cells = bm.boundary;
     m.boundary_faces = faces;

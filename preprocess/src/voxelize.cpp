@@ -38,7 +38,7 @@ bool covers(double e, P2 a, P2 b) {
 }  // namespace
 
 void for_each_ray_crossing(const TriangleMesh& mesh, const RayLattice& rays,
-                           const std::function<void(int, int, double)>& hit) {
+                           const std::function<void(int, int, double, size_t)>& hit) {
     const int axis = rays.axis, u = (axis + 1) % 3, v = (axis + 2) % 3;
     const double s = rays.spacing;
     auto first = [&](double lo, double o) {
@@ -47,7 +47,8 @@ void for_each_ray_crossing(const TriangleMesh& mesh, const RayLattice& rays,
     auto last = [&](double hi, double o) {
         return static_cast<int>(std::floor((hi - o) / s - 0.5));
     };
-    for (const Triangle& t : mesh.triangles) {
+    for (size_t ti = 0; ti < mesh.triangles.size(); ++ti) {
+        const Triangle& t = mesh.triangles[ti];
         Vec3 p[3] = {mesh.vertices[t.v[0]], mesh.vertices[t.v[1]], mesh.vertices[t.v[2]]};
         P2 q[3];
         for (int i = 0; i < 3; ++i)
@@ -73,7 +74,7 @@ void for_each_ray_crossing(const TriangleMesh& mesh, const RayLattice& rays,
                 const double e2 = edge_fn(q[0], q[1], c);
                 if (!covers(e0, q[1], q[2]) || !covers(e1, q[2], q[0]) || !covers(e2, q[0], q[1]))
                     continue;
-                hit(iu, iv, (e0 * p[0][axis] + e1 * p[1][axis] + e2 * p[2][axis]) / area);
+                hit(iu, iv, (e0 * p[0][axis] + e1 * p[1][axis] + e2 * p[2][axis]) / area, ti);
             }
         }
     }
@@ -92,7 +93,7 @@ void rasterize_axis(const TriangleMesh& mesh, const Grid& g, int axis, std::vect
     {
         RayLattice rays{axis, g.origin[u], g.origin[v], g.h, g.dims[u], 0, g.dims[v]};
         std::tie(rays.iv_lo, rays.iv_hi) = thread_share(g.dims[v]);
-        for_each_ray_crossing(mesh, rays, [&](int iu, int iv, double ta) {
+        for_each_ray_crossing(mesh, rays, [&](int iu, int iv, double ta, size_t) {
             // First cell whose centre lies beyond the crossing.
             int k = static_cast<int>(std::floor((ta - g.origin[axis]) / g.h - 0.5)) + 1;
             if (k >= na) return;
@@ -164,7 +165,8 @@ bool point_inside(const TriangleMesh& mesh, Vec3 pt) {
         const int u = (axis + 1) % 3, v = (axis + 2) % 3;
         const RayLattice ray{axis, pt[u] - 0.5, pt[v] - 0.5, 1.0, 1, 0, 1};  // one ray through pt
         int crossings = 0;
-        for_each_ray_crossing(mesh, ray, [&](int, int, double ta) { crossings += ta > pt[axis]; });
+        for_each_ray_crossing(mesh, ray,
+                              [&](int, int, double ta, size_t) { crossings += ta > pt[axis]; });
         votes += crossings & 1;
     }
     return votes >= 2;

@@ -31,9 +31,11 @@ struct PlacedEmitter {
 struct AirModel {
     Grid grid;
     std::vector<uint8_t> air;       // 1 for simulated air cells
-    std::vector<int16_t> material;  // for boundary air cells and the non-air cells touching air:
-                                    // the material of the nearest surface; -1 elsewhere
-    // Beside `material`: the nearest surface's staircase_area_weight (voxelize.h).
+    // For boundary air cells: the material of the nearest surface; for the non-air cells touching
+    // air: that of the surface crossed nearest the air between its centre and an air neighbour's
+    // (the one the sound meets), else the nearest; -1 elsewhere.
+    std::vector<int16_t> material;
+    // Beside `material`: that surface's staircase_area_weight (voxelize.h).
     std::vector<uint8_t> wall_area;
     std::vector<PlacedEmitter> sources, receivers;
     size_t air_cells = 0;

@@ -36,11 +36,11 @@ struct RayLattice {
     int nu, iv_lo, iv_hi;
 };
 
-// Calls hit(iu, iv, coordinate along axis) for every crossing of a lattice ray with the mesh. A
-// ray through an edge or vertex shared by triangles is counted exactly once (top-left rule on
-// canonically ordered edges); triangles parallel to the rays are never hit.
+// Calls hit(iu, iv, coordinate along axis, triangle index) for every crossing of a lattice ray
+// with the mesh. A ray through an edge or vertex shared by triangles is counted exactly once
+// (top-left rule on canonically ordered edges); triangles parallel to the rays are never hit.
 void for_each_ray_crossing(const TriangleMesh& mesh, const RayLattice& rays,
-                           const std::function<void(int, int, double)>& hit);
+                           const std::function<void(int, int, double, size_t)>& hit);
 
 // The same three-ray vote for one exact point: true when at least two of its axis rays cross the
 // surface an odd number of times (the point is "inside" the mesh).
