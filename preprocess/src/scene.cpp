@@ -60,7 +60,7 @@ void Material::set_bands(const std::vector<AbsorptionBand>& bands) {
 
 size_t GeometricSettings::rays_for(double volume) const {
     if (rays) return rays;
-    constexpr double kPerCubicMetre = 10, kLeast = 20000, kMost = 1e8;
+    constexpr double kPerCubicMetre = 30, kLeast = 20000, kMost = 1e8;
     return static_cast<size_t>(std::clamp(std::round(kPerCubicMetre * volume), kLeast, kMost));
 }
 

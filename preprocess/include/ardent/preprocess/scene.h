@@ -130,11 +130,12 @@ struct GeometricSettings {
     int image_source_order = 3;  // highest reflection order found as image sources
     bool operator==(const GeometricSettings&) const = default;
 
-    // Rays per source in a room of `volume` m^3: `rays` when set, else 10 per m^3 and at least
+    // Rays per source in a room of `volume` m^3: `rays` when set, else 30 per m^3 and at least
     // 20 000. A receiver sees a smaller share of a larger room's reflections, so its late decay
     // needs more rays: 20 000 gave T20 within 0.8 % of 10 times as many in every octave
-    // 250 Hz-8 kHz in BRAS CR2, but up to 15 % in the Musikverein (12 400 m^3), where 100 000 came
-    // within 1.9-4.1 % (bench_geometric, docs/benchmarks.md).
+    // 250 Hz-8 kHz in BRAS CR2, but up to 15 % in the Musikverein (12 400 m^3), where 10 per m^3
+    // came within 2.0-3.6 %, 20 within 1.8-2.6 % and 30 within 1.2-1.5 % (bench_geometric,
+    // docs/benchmarks.md).
     size_t rays_for(double volume) const;
     // The listener grid's geometric part traces this many times rays_for's rays: its rays make no
     // visibility queries (docs/full-band.md, "The listener grid").
