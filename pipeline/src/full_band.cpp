@@ -169,7 +169,7 @@ std::optional<std::vector<FullBand::Ambisonic>> FullBand::run(size_t source,
 }
 
 size_t FullBand::grid_rays() const {
-    return GeometricSettings::kListenerGridRayFactor * engine_.plan().rays;
+    return p_.scene.geometric.grid_rays_for(engine_.room().volume());
 }
 
 std::optional<auralize::GridGeometric> FullBand::grid(size_t source, SimulateObserver& observer,

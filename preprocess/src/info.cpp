@@ -140,7 +140,7 @@ nlohmann::ordered_json geometric_estimate(const Preprocessed& p) {
     if (const size_t points = p.listener_points(); points > 0) {
         constexpr double kGridQueriesPerSecondPerThread = 2.2e6;
         const double grid_rays =
-            static_cast<double>(GeometricSettings::kListenerGridRayFactor * ray_count);
+            static_cast<double>(s.geometric.grid_rays_for(p.air.mesh_volume));
         const double grid_queries =
             grid_rays * reflections +
             2.0 * static_cast<double>(points) * static_cast<double>(distinct_planes(p.mesh));

@@ -64,6 +64,13 @@ size_t GeometricSettings::rays_for(double volume) const {
     return static_cast<size_t>(std::clamp(std::round(kPerCubicMetre * volume), kLeast, kMost));
 }
 
+size_t GeometricSettings::grid_rays_for(double volume) const {
+    if (rays) return kListenerGridRayFactor * rays;
+    constexpr double kPerCubicMetre = 10, kLeast = 20000, kMost = 1e8;
+    return kListenerGridRayFactor *
+           static_cast<size_t>(std::clamp(std::round(kPerCubicMetre * volume), kLeast, kMost));
+}
+
 double max_crossover_hz(double max_frequency) {
     return 0.8 * max_frequency / std::pow(2.0, 0.25);
 }

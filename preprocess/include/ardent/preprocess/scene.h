@@ -137,8 +137,12 @@ struct GeometricSettings {
     // came within 2.0-3.6 %, 20 within 1.8-2.6 % and 30 within 1.2-1.5 % (bench_geometric,
     // docs/benchmarks.md).
     size_t rays_for(double volume) const;
-    // The listener grid's geometric part traces this many times rays_for's rays: its rays make no
-    // visibility queries (docs/full-band.md, "The listener grid").
+    // The listener grid's rays per source in a room of `volume` m^3: its rays make no visibility
+    // queries, so it traces kListenerGridRayFactor times the receivers' count at 10 per m^3 (and
+    // at least 20 000), or times `rays` when set (docs/full-band.md, "The listener grid"). The
+    // receivers' density was raised for their own T20; the grid's cubes, checked at this count,
+    // keep it.
+    size_t grid_rays_for(double volume) const;
     static constexpr size_t kListenerGridRayFactor = 4;
 };
 
