@@ -139,8 +139,7 @@ nlohmann::ordered_json geometric_estimate(const Preprocessed& p) {
     // thread's envelopes of the cubes (8 bands and a flux vector per bin, about 90 bins a second).
     if (const size_t points = p.listener_points(); points > 0) {
         constexpr double kGridQueriesPerSecondPerThread = 2.2e6;
-        const double grid_rays =
-            static_cast<double>(s.geometric.grid_rays_for(p.air.mesh_volume));
+        const double grid_rays = static_cast<double>(s.geometric.grid_rays_for(p.air.mesh_volume));
         const double grid_queries =
             grid_rays * reflections +
             2.0 * static_cast<double>(points) * static_cast<double>(distinct_planes(p.mesh));

@@ -30,7 +30,7 @@ struct PlacedEmitter {
 
 struct AirModel {
     Grid grid;
-    std::vector<uint8_t> air;       // 1 for simulated air cells
+    std::vector<uint8_t> air;  // 1 for simulated air cells
     // For boundary air cells: the material of the nearest surface; for the non-air cells touching
     // air: that of the surface crossed nearest the air between its centre and an air neighbour's
     // (the one the sound meets), else the nearest; -1 elsewhere.
