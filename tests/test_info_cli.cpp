@@ -114,16 +114,9 @@ TEST(InfoCli, ListenerGridInMetresKeepsItsSpacingAcrossFrequencies) {
 // material, its surface and the faces it kept; the room's walls keep theirs.
 TEST(InfoCli, MaterialThinnerThanACellIsReported) {
     ScratchDir dir;
-    auto box = [](Vec3 lo, Vec3 hi) {
-        std::array<Vec3, 8> c;
-        for (int i = 0; i < 8; ++i)
-            c[static_cast<size_t>(i)] = {i & 4 ? hi.x : lo.x, i & 2 ? hi.y : lo.y,
-                                         i & 1 ? hi.z : lo.z};
-        return c;
-    };
     const std::string obj =
-        hexahedron_obj(box({0, 0, 0}, {6, 4, 3}), "wall", true) +
-        hexahedron_obj(box({2.0, 2.0, 0.9}, {3.6, 2.03, 2.1}), "panel", false, 8);
+        hexahedron_obj(box_corners({0, 0, 0}, {6, 4, 3}), "wall", true) +
+        hexahedron_obj(box_corners({2.0, 2.0, 0.9}, {3.6, 2.03, 2.1}), "panel", false, 8);
     dir.write("room.obj", obj);
     dir.write("s.json", R"({"format": "ardent-scene/1", "name": "thin panel",
       "geometry": {"mesh": "room.obj", "up": "z"},
@@ -177,15 +170,7 @@ TEST(InfoCli, PanelsMountedOnWallsKeepTheirFaces) {
         const Vec3 room{uniform(5, 8), uniform(4, 6), uniform(2.8, 4)};
         std::array<int, 6> walls{0, 1, 2, 3, 4, 5};  // axis * 2 + side
         std::shuffle(walls.begin(), walls.end(), rng);
-        std::string obj = hexahedron_obj(
-            [&] {
-                std::array<Vec3, 8> c;
-                for (int i = 0; i < 8; ++i)
-                    c[static_cast<size_t>(i)] = {i & 4 ? room.x : 0, i & 2 ? room.y : 0,
-                                                 i & 1 ? room.z : 0};
-                return c;
-            }(),
-            "wall", true);
+        std::string obj = hexahedron_obj(box_corners({0, 0, 0}, room), "wall", true);
         double front = 0;
         std::string cases;
         for (int p = 0; p < 4; ++p) {
@@ -203,11 +188,7 @@ TEST(InfoCli, PanelsMountedOnWallsKeepTheirFaces) {
                     hi[a] = lo[a] + size;
                 }
             }
-            std::array<Vec3, 8> c;
-            for (int i = 0; i < 8; ++i)
-                c[static_cast<size_t>(i)] = {i & 4 ? hi.x : lo.x, i & 2 ? hi.y : lo.y,
-                                             i & 1 ? hi.z : lo.z};
-            obj += hexahedron_obj(c, "panel", false, 8 * (p + 1));
+            obj += hexahedron_obj(box_corners(lo, hi), "panel", false, 8 * (p + 1));
             const int u = (axis + 1) % 3, v = (axis + 2) % 3;
             front += (hi[u] - lo[u]) * (hi[v] - lo[v]);
             char line[160];

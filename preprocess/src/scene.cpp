@@ -20,6 +20,12 @@ double interpolate_bands(const std::vector<AbsorptionBand>& bands, double hz) {
     return lo->alpha + t * (hi->alpha - lo->alpha);
 }
 
+// `per_cubic_metre` rays for each m^3 of `volume`, at least 20 000.
+size_t rays_per_volume(double per_cubic_metre, double volume) {
+    constexpr double kLeast = 20000, kMost = 1e8;
+    return static_cast<size_t>(std::clamp(std::round(per_cubic_metre * volume), kLeast, kMost));
+}
+
 }  // namespace
 
 double Material::absorption_at(double hz) const {
@@ -59,16 +65,11 @@ void Material::set_bands(const std::vector<AbsorptionBand>& bands) {
 }
 
 size_t GeometricSettings::rays_for(double volume) const {
-    if (rays) return rays;
-    constexpr double kPerCubicMetre = 30, kLeast = 20000, kMost = 1e8;
-    return static_cast<size_t>(std::clamp(std::round(kPerCubicMetre * volume), kLeast, kMost));
+    return rays ? rays : rays_per_volume(30, volume);
 }
 
 size_t GeometricSettings::grid_rays_for(double volume) const {
-    if (rays) return kListenerGridRayFactor * rays;
-    constexpr double kPerCubicMetre = 10, kLeast = 20000, kMost = 1e8;
-    return kListenerGridRayFactor *
-           static_cast<size_t>(std::clamp(std::round(kPerCubicMetre * volume), kLeast, kMost));
+    return kListenerGridRayFactor * (rays ? rays : rays_per_volume(10, volume));
 }
 
 double max_crossover_hz(double max_frequency) {

@@ -52,6 +52,13 @@ void rotate(TriangleMesh& m, Vec3 c, double rz, double rx) {
     }
 }
 
+std::array<Vec3, 8> box_corners(Vec3 lo, Vec3 hi) {
+    std::array<Vec3, 8> c;
+    for (int i = 0; i < 8; ++i)
+        c[static_cast<size_t>(i)] = {i & 4 ? hi.x : lo.x, i & 2 ? hi.y : lo.y, i & 1 ? hi.z : lo.z};
+    return c;
+}
+
 std::string hexahedron_obj(const std::array<Vec3, 8>& corners, const std::string& material,
                            bool inward, int first_vertex) {
     std::ostringstream obj;

@@ -25,6 +25,8 @@ void rotate(TriangleMesh& m, Vec3 centre, double rz, double rx);
 // it (a solid in the room).
 std::string hexahedron_obj(const std::array<Vec3, 8>& corners, const std::string& material,
                            bool inward, int first_vertex = 0);
+// The corners of the axis-aligned box [lo, hi] in hexahedron_obj's order.
+std::array<Vec3, 8> box_corners(Vec3 lo, Vec3 hi);
 
 // A scene with one material "wall" (absorption `alpha`) mapped to everything, one source.
 Scene simple_scene(Vec3 source, double max_frequency, double alpha = 0.1);
