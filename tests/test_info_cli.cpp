@@ -224,5 +224,59 @@ TEST(InfoCli, PanelsMountedOnWallsKeepTheirFaces) {
     }
 }
 
+// A ceiling cloud thinner than a cell hangs in the air: both its faces meet the sound, so the wave
+// solvers' cell faces hold both (air.h, ThinFace). Before thin faces, a cloud whose thickness held
+// no cell centre had no face at all. Room, clouds and the grid's offset from seeds.
+TEST(InfoCli, FloatingCloudsShowBothFaces) {
+    for (const unsigned seed : {311u, 312u, 313u}) {
+        std::mt19937 rng(seed);
+        auto uniform = [&rng](double lo, double hi) {
+            return std::uniform_real_distribution<double>(lo, hi)(rng);
+        };
+        const Vec3 room{uniform(5, 8), uniform(4, 6), uniform(3, 4)};
+        std::string obj = hexahedron_obj(box_corners({0, 0, 0}, room), "wall", true);
+        double both = 0;
+        std::string cases;
+        for (int c = 0; c < 3; ++c) {
+            const double thick = uniform(0.005, 0.05), drop = uniform(0.15, 0.5);
+            const double sx = uniform(1.0, 1.6), sy = uniform(1.0, 1.6);
+            const Vec3 lo{0.3 + c * (room.x - 0.6) / 3 + uniform(0, 0.2),
+                          uniform(0.3, room.y - 0.3 - sy), room.z - drop - thick};
+            const Vec3 hi{lo.x + std::min(sx, (room.x - 0.6) / 3 - 0.25), lo.y + sy, room.z - drop};
+            obj += hexahedron_obj(box_corners(lo, hi), "cloud", false, 8 * (c + 1));
+            both += 2 * (hi.x - lo.x) * (hi.y - lo.y);
+            char line[160];
+            std::snprintf(line, sizeof line, " [%.2f x %.2f m, %.3f m thick, %.2f m down]",
+                          hi.x - lo.x, hi.y - lo.y, thick, drop);
+            cases += line;
+        }
+        ScratchDir dir;
+        dir.write("room.obj", obj);
+        char scene[900];
+        std::snprintf(scene, sizeof scene, R"({"format": "ardent-scene/1", "name": "clouds",
+          "geometry": {"mesh": "room.obj", "up": "z"},
+          "materials": {"plaster": {"absorption": 0.05}, "felt": {"absorption": 0.6}},
+          "surfaces": {"cloud": "felt", "*": "plaster"},
+          "sources": [{"name": "S1", "position": [%.3f, %.3f, %.3f]}],
+          "receivers": [{"name": "R1", "position": [%.3f, %.3f, %.3f]}],
+          "simulation": {"max_frequency": %.0f, "band": "wave"}})",
+                      0.5 * room.x, 0.5 * room.y, 0.4 * room.z, 0.4 * room.x, 0.6 * room.y,
+                      0.45 * room.z, uniform(700, 1300));
+        dir.write("s.json", scene);
+        const CommandResult r = run_ardent("info s.json --json", dir.path());
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const auto j = nlohmann::json::parse(r.out);
+        const double h = j["h"];
+        double faces = -1;
+        for (const auto& m : j["materials"])
+            if (m["name"] == "felt") faces = m["wave_faces_m2"];
+        std::printf(
+            "seed %u: room %.2f x %.2f x %.2f m, h %.3f m;%s\n  both faces %.2f m^2, felt's "
+            "wave faces %.2f m^2 (%.0f %%)\n",
+            seed, room.x, room.y, room.z, h, cases.c_str(), both, faces, 100 * faces / both);
+        EXPECT_NEAR(faces / both, 1, 0.2) << "seed " << seed;
+    }
+}
+
 }  // namespace
 }  // namespace ardent::test

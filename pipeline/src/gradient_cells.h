@@ -22,12 +22,15 @@ struct GradientStencil {
 };
 
 // One per point, cells[0, points); a cell recorded twice (two receivers in one cell) is read
-// from its first row.
-inline std::vector<GradientStencil> gradient_stencils(const Grid& g, const ListenerCells& cells) {
+// from its first row. A neighbour across a thin face (air.h) is behind a wall, as a solid one is.
+inline std::vector<GradientStencil> gradient_stencils(const AirModel& air,
+                                                      const ListenerCells& cells) {
+    const Grid& g = air.grid;
     std::unordered_map<size_t, size_t> row_of;
     for (size_t r = cells.cells.size(); r-- > 0;)
         row_of[g.index(cells.cells[r])] = r;
     const auto row = [&](Index3 c, int axis, int d) -> std::optional<size_t> {
+        if (air.blocked_links(g.index(c)) >> (2 * axis + (d > 0 ? 1 : 0)) & 1) return std::nullopt;
         c[static_cast<size_t>(axis)] += d;
         if (!g.contains(c)) return std::nullopt;
         const auto it = row_of.find(g.index(c));

@@ -23,7 +23,7 @@ ReceiverAmbisonics::ReceiverAmbisonics(const Preprocessed& p)
       fs_out_(p.scene.output_sample_rate) {
     const ListenerCells rc = p.receiver_cells();
     signals_ = rc.cells.size();
-    stencil_ = gradient_stencils(p.air.grid, rc);
+    stencil_ = gradient_stencils(p.air, rc);
 }
 
 double ReceiverAmbisonics::directional_limit_hz(size_t r) const {

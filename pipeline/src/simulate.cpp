@@ -320,7 +320,7 @@ void write_grid(const Preprocessed& p, const std::vector<std::vector<float>>& re
         throw std::logic_error("the solver recorded " + std::to_string(recorded.size()) +
                                " listener-grid cells, expected " + std::to_string(lc.cells.size()));
     const Grid& g = p.air.grid;
-    const std::vector<GradientStencil> stencil = gradient_stencils(g, lc);
+    const std::vector<GradientStencil> stencil = gradient_stencils(p.air, lc);
     std::vector<Vec3> pos(lc.points);
     std::vector<GradientKinds> kinds(lc.points);
     for (size_t i = 0; i < lc.points; ++i) {

@@ -1,6 +1,7 @@
 #include "ardent/preprocess/air.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <deque>
 #include <limits>
@@ -271,6 +272,58 @@ BoundaryMaterials assign_materials(AirModel& m, const SurfaceBand& band,
     return out;
 }
 
+constexpr size_t kNoFace = ~size_t{0};
+
+// The thin face below cell `hi` along `axis` in the ordered list, or kNoFace.
+size_t thin_face_index(const std::vector<ThinFace>& faces, size_t hi, int axis) {
+    const auto it =
+        std::lower_bound(faces.begin(), faces.end(), std::pair{hi, axis},
+                         [](const ThinFace& f, std::pair<size_t, int> k) {
+                             return f.cell != k.first ? f.cell < k.first : f.axis < k.second;
+                         });
+    return it != faces.end() && it->cell == hi && it->axis == axis
+               ? static_cast<size_t>(it - faces.begin())
+               : kNoFace;
+}
+
+// Keeps, of the links a surface crosses (Classification::walls), those between two air cells: the
+// thin faces (air.h). Their materials come from materials_from_crossings.
+void find_thin_faces(AirModel& m) {
+    std::vector<uint8_t>& walls = m.classification.walls;
+    const Grid& g = m.grid;
+    for (size_t i = 0; i < walls.size(); ++i) {
+        if (!walls[i]) continue;
+        uint8_t keep = 0;
+        // The bit is set only on cells with a neighbour at -1 along the axis.
+        for (int a = 0; a < 3; ++a)
+            if (m.air[i] && (walls[i] >> a & 1) && m.air[i - g.stride(a)]) {
+                keep |= static_cast<uint8_t>(1 << a);
+                m.thin_faces.push_back({i, a});
+            }
+        walls[i] = keep;
+    }
+    if (!m.thin_faces.empty()) m.thin = walls;
+}
+
+// One crossing of the link below thin face (hi, axis), `along` cells from the - side's centre:
+// each side keeps the crossing nearest to it.
+void thin_face_side(AirModel& m, const TriangleMesh& mesh, const std::vector<int>& group_material,
+                    uint8_t weight, size_t hi, int axis, double along,
+                    std::vector<std::array<float, 2>>& best, size_t triangle) {
+    const size_t f = thin_face_index(m.thin_faces, hi, axis);
+    if (f == kNoFace) return;
+    ThinFace* it = &m.thin_faces[f];
+    const int group = static_cast<int>(mesh.triangles[triangle].group);
+    const auto material = static_cast<int16_t>(group_material[static_cast<size_t>(group)]);
+    const float from[2] = {static_cast<float>(along), static_cast<float>(1 - along)};
+    for (int side = 0; side < 2; ++side)
+        if (from[side] < best[f][static_cast<size_t>(side)]) {
+            best[f][static_cast<size_t>(side)] = from[side];
+            it->material[side] = material;
+            it->area[side] = weight;
+        }
+}
+
 // A face between an air cell and a non-air one takes the material of the surface the sound meets
 // there: of the crossings of the segment between the two centres, the one nearest the air. The
 // surface nearest the non-air cell's centre (assign_materials) is often another one: a panel
@@ -281,6 +334,10 @@ BoundaryMaterials assign_materials(AirModel& m, const SurfaceBand& band,
 // cells on its own ray.
 void materials_from_crossings(AirModel& m, const TriangleMesh& mesh,
                               const std::vector<int>& group_material, std::vector<float>& best) {
+    // Per thin face and side: the distance of the crossing kept so far.
+    std::vector<std::array<float, 2>> thin_best(
+        m.thin_faces.size(),
+        {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity()});
     const Grid& g = m.grid;
     std::vector<uint8_t> weight(mesh.triangles.size());
     for (size_t t = 0; t < weight.size(); ++t) {
@@ -307,6 +364,11 @@ void materials_from_crossings(AirModel& m, const TriangleMesh& mesh,
                 cell[u] = iu;
                 cell[v] = iv;
                 const size_t lo = g.index(cell), hi = lo + stride;
+                if (m.air[lo] && m.air[hi]) {
+                    thin_face_side(m, mesh, group_material, weight[t], hi, axis, along - k,
+                                   thin_best, t);
+                    return;
+                }
                 if (m.air[lo] == m.air[hi]) return;
                 const size_t solid = m.air[lo] ? hi : lo;
                 const double from_air = m.air[lo] ? along - k : k + 1 - along;
@@ -444,7 +506,17 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
     // every boundary cell of a closed model (an air and a solid centre straddle the surface).
     SurfaceBand band = surface_band(mesh, g, 1.5);
     const BoundaryMaterials bm = assign_materials(m, band, group_material);
+    find_thin_faces(m);
     materials_from_crossings(m, mesh, group_material, band.distance);
+    // A thin face whose crossing was not found on its own ray (a surface grazing the centres' line)
+    // takes the nearest surface's material, as a wall face without a crossing does.
+    for (ThinFace& f : m.thin_faces)
+        for (int side = 0; side < 2; ++side)
+            if (f.material[side] < 0) {
+                const size_t cell = side ? f.cell : f.cell - g.stride(f.axis);
+                f.material[side] = m.material[cell];
+                f.area[side] = m.wall_area[cell];
+            }
     const size_t faces = bm.faces, uncovered = bm.uncovered;
     m.boundary_cells = bm.boundary;
     m.boundary_faces = faces;
@@ -491,6 +563,15 @@ AirModel build_air_model(const Scene& scene, const TriangleMesh& mesh,
     std::vector<uint8_t>().swap(m.classification.inside);
     std::vector<uint8_t>().swap(m.classification.walls);
     return m;
+}
+
+const ThinFace* AirModel::thin_face(size_t a, size_t b) const {
+    if (thin.empty()) return nullptr;
+    const size_t hi = std::max(a, b), d = hi - std::min(a, b);
+    const int axis = d == 1 ? 0 : d == grid.stride(1) ? 1 : 2;
+    if (!(thin[hi] >> axis & 1)) return nullptr;
+    const size_t f = thin_face_index(thin_faces, hi, axis);
+    return f == kNoFace ? nullptr : &thin_faces[f];
 }
 
 }  // namespace ardent

@@ -37,15 +37,26 @@ class BoxFinder {
         for (int n = max_side; n >= 1; --n)
             if (side_allowed(n, sides)) sides_.push_back(n);
         free_ = air.air;
+        thin_ = air.thin.empty() ? nullptr : &air.thin;
         run_.assign(g_.count(), 0);
+        if (thin_) {
+            open_y_.assign(g_.count(), 0);
+            open_z_.assign(g_.count(), 0);
+        }
 #pragma omp parallel for schedule(static)
         for (int k = 0; k < g_.dims[2]; ++k)
             for (int j = 0; j < g_.dims[1]; ++j) {
-                int run = 0;
+                int run = 0, oy = 0, oz = 0;
                 for (int i = g_.dims[0] - 1; i >= 0; --i) {
                     const size_t idx = g_.index(i, j, k);
-                    run = free_[idx] ? std::min(run + 1, 1 << 30) : 0;
+                    // A run ends at a thin face (air.h) as at a solid cell.
+                    run = !free_[idx] ? 0 : x_blocked(idx + 1) ? 1 : std::min(run + 1, 1 << 30);
                     run_[idx] = run;
+                    if (!thin_) continue;
+                    oy = ((*thin_)[idx] & 2) ? 0 : std::min(oy + 1, 0xffff);
+                    oz = ((*thin_)[idx] & 4) ? 0 : std::min(oz + 1, 0xffff);
+                    open_y_[idx] = static_cast<uint16_t>(oy);
+                    open_z_[idx] = static_cast<uint16_t>(oz);
                 }
             }
     }
@@ -83,6 +94,21 @@ class BoxFinder {
     }
 
   private:
+    // Whether a thin face blocks the link from cell idx to its neighbour at -1 along x (idx may be
+    // one past a row's end: the next row's first cell, which has no such face).
+    bool x_blocked(size_t idx) const {
+        return thin_ && idx < thin_->size() && ((*thin_)[idx] & 1);
+    }
+    // Whether row r of layer z of a box anchored at s with X cells along x may join it: its runs
+    // reach X, and no thin face lies between it and the row before (r > 0) or the layer below
+    // (z > s[2]) over those X cells.
+    bool row_joins(Index3 s, int r, int z, int X) const {
+        const size_t idx = g_.index(s[0], s[1] + r, z);
+        if (run_[idx] < X) return false;
+        if (!thin_) return true;
+        return (r == 0 || open_y_[idx] >= X) && (z == s[2] || open_z_[idx] >= X);
+    }
+
     static size_t level(int side) {
         return static_cast<size_t>(std::bit_width(static_cast<unsigned>(side)) - 1);
     }
@@ -147,7 +173,7 @@ class BoxFinder {
             int y_cap = std::min(g_.dims[1] - s[1], max_side_);
             for (int z = s[2]; z < g_.dims[2] && static_cast<int>(rows.size()) < max_side_; ++z) {
                 int r = 0;
-                while (r < y_cap && run_[g_.index(s[0], s[1] + r, z)] >= X)
+                while (r < y_cap && row_joins(s, r, z, X))
                     ++r;
                 if (r == 0) break;
                 rows.push_back(r);
@@ -185,7 +211,7 @@ class BoxFinder {
                 // Runs reaching into the box now stop at its face.
                 for (int i = p.origin[0] - 1, d = 1; i >= 0; --i, ++d) {
                     const size_t idx = g_.index(i, j, k);
-                    if (!free_[idx]) break;
+                    if (!free_[idx] || x_blocked(idx + 1)) break;
                     run_[idx] = d;
                 }
             }
@@ -197,6 +223,9 @@ class BoxFinder {
     std::vector<int> sides_;  // allowed sides, largest first
     std::vector<uint8_t> free_;
     std::vector<int> run_;
+    // With thin faces: per cell, the cells along +x from it whose link to -y (-z) is open.
+    const std::vector<uint8_t>* thin_ = nullptr;
+    std::vector<uint16_t> open_y_, open_z_;
 };
 
 void find_interfaces(const Grid& g, Decomposition& d) {
@@ -282,7 +311,9 @@ void find_pml(const AirModel& air, const Scene& scene, Decomposition& d) {
                         Index3 o = c;
                         o[a] += side;
                         const size_t ci = g.index(c), oi = g.index(o);
-                        if (air.air[oi]) continue;
+                        // Air beyond, unless across a thin face (a wall on both sides).
+                        if (air.air[oi] && !(air.blocked_links(ci) >> (2 * a + (side > 0)) & 1))
+                            continue;
                         const int m = air.face_material(ci, oi);
                         const bool absorbs = m >= 0 && scene.materials[m].mean_absorption() > 0;
                         if (!absorbs) {

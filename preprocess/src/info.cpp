@@ -214,10 +214,11 @@ std::vector<MaterialSurface> material_surfaces(const Preprocessed& p) {
         for (long i = 0; i < static_cast<long>(g.count()); ++i) {
             const auto a = static_cast<size_t>(i);
             if (!air.air[a]) continue;
-            for (long o : offsets) {
+            const uint8_t blocked = air.blocked_links(a);  // thin faces: walls between air cells
+            for (int k = 0; k < 6; ++k) {
                 // In range: air never touches the grid's edge.
-                const auto b = static_cast<size_t>(i + o);
-                if (air.air[b]) continue;
+                const auto b = static_cast<size_t>(i + offsets[k]);
+                if (air.air[b] && !(blocked >> k & 1)) continue;
                 const int m = air.face_material(a, b);
                 if (m >= 0) faces[static_cast<size_t>(m)] += air.face_area(a, b) * face;
             }
@@ -332,7 +333,8 @@ nlohmann::ordered_json info_json(const Preprocessed& p) {
                  {"non_manifold_edges", m.non_manifold_edges},
                  {"odd_parity_rays", c.odd_rays[0] + c.odd_rays[1] + c.odd_rays[2]},
                  {"disputed_cells", c.disputed_cells},
-                 {"uncovered_boundary_faces", p.air.uncovered_faces}};
+                 {"uncovered_boundary_faces", p.air.uncovered_faces},
+                 {"thin_faces", p.air.thin_faces.size()}};
     j["materials"] = materials_json(p.scene);
     const std::vector<MaterialSurface> surfaces = material_surfaces(p);
     for (auto& mat : j["materials"]) {

@@ -222,12 +222,17 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
     // beyond a thin partition is read back by that cell's own lines with the same weight (an
     // asymmetric pairing grew without bound in furnished rooms, docs/ard.md).
     using Terms = std::vector<std::pair<int32_t, double>>;
+    // A thin face between two air cells (air.h) is a wall on both sides: walks mirror there, and
+    // neither interface nor wall lines reach across it.
+    const auto blocked = [&](Index3 c, int axis, int dir) {
+        return (p.air.blocked_links(g.index(c)) >> (2 * axis + (dir > 0 ? 1 : 0)) & 1) != 0;
+    };
     auto walk = [&](Index3 start, int axis, int dir, int k, double weight, Terms& out) {
         int heading = dir;
         Index3 c = start;
         for (int s = 0; s < k; ++s) {
             const Index3 next = step(c, axis, heading);
-            if (L.flat(next) >= 0) {
+            if (L.flat(next) >= 0 && !blocked(c, axis, heading)) {
                 c = next;
                 continue;
             }
@@ -332,6 +337,7 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
                         r0[u] = ju;
                         r0[v] = jv;
                         const Index3 l0 = step(r0, a, -1);
+                        if (blocked(l0, a, +1)) continue;  // a thin face: walls on both sides
                         InterfaceLine line{};
                         if (n_left >= kReach && n_right >= kReach && !near_source(r0, a))
                             line.scheme = kThick;
@@ -367,7 +373,8 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
                         c[u] += ju;
                         c[v] += jv;
                         const Index3 beyond = step(c, a, side);
-                        if (L.flat(beyond) >= 0) continue;  // air: an interface handles it
+                        // Air: an interface handles it (unless a thin face lies between).
+                        if (L.flat(beyond) >= 0 && !blocked(c, a, side)) continue;
                         // A PML line behind the face handles it.
                         if (pml_line_at.count(face_key(L.flat(c), a, side))) continue;
                         InterfaceLine line{};

@@ -64,7 +64,7 @@ class FdtdCpu final : public Solver {
         for (const BoundaryCoefficients& b : L.coefficients)
             coef_.push_back({static_cast<Real>(b.air_neighbours), static_cast<Real>(b.gain),
                              static_cast<Real>(b.loss), b.groups_begin,
-                             b.groups_end - b.groups_begin, b.terms_begin});
+                             b.groups_end - b.groups_begin, b.terms_begin, b.blocked});
         lambda_ = static_cast<Real>(L.lambda);
         for (const walls::BranchCoefficients<double>& b : L.branches)
             branches_.push_back(b.as<Real>());
@@ -175,6 +175,7 @@ class FdtdCpu final : public Solver {
     struct Coefficients {
         Real air_neighbours, gain, loss;
         int32_t groups_begin, groups, terms_begin;
+        uint32_t blocked;
     };
 
     bool is_air(size_t i) const {
@@ -215,9 +216,9 @@ class FdtdCpu final : public Solver {
             for (long bi = 0; bi < static_cast<long>(boundary_.size()); ++bi) {
                 const size_t i = boundary_[static_cast<size_t>(bi)];
                 const Coefficients& k = coef_[static_cast<size_t>(bi)];
-                // Non-air neighbours hold zero for ever, so the plain sum is the air sum.
                 const Real nb =
-                    p[i - sx] + p[i + sx] + p[i - sy] + p[i + sy] + p[i - sz] + p[i + sz];
+                    neighbour_sum(p, static_cast<long long>(i), static_cast<long long>(sy),
+                                  static_cast<long long>(sz), k.blocked);
                 next[i] =
                     boundary_update(p[i], next[i], nb, l2, k.air_neighbours, k.gain, k.loss, lambda,
                                     terms, {k.groups_begin, k.groups, 1, k.terms_begin, 1});

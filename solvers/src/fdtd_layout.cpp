@@ -63,9 +63,11 @@ void add_boundary_cell(const AirModel& air, const WallTables& w, double lambda, 
     int neighbours = 0;
     double beta_sum = 0;
     std::fill(faces_of.begin(), faces_of.end(), 0.0);
-    for (long off : offsets) {
-        const size_t nb = static_cast<size_t>(static_cast<long>(idx) + off);
-        if (air.air[nb]) {
+    // A thin face between two air cells is a wall on each side (air.h, ThinFace).
+    const uint8_t blocked = air.blocked_links(idx);
+    for (int k = 0; k < 6; ++k) {
+        const size_t nb = static_cast<size_t>(static_cast<long>(idx) + offsets[k]);
+        if (air.air[nb] && !(blocked >> k & 1)) {
             ++neighbours;
             continue;
         }
@@ -77,7 +79,7 @@ void add_boundary_cell(const AirModel& air, const WallTables& w, double lambda, 
         beta_sum += area * w.beta[static_cast<size_t>(m)];
         faces_of[static_cast<size_t>(m)] += area;
     }
-    if (neighbours == 6) {
+    if (neighbours == 6) {  // unreachable: is_interior above
         ++s.interior;
         return;
     }
@@ -98,6 +100,7 @@ void add_boundary_cell(const AirModel& air, const WallTables& w, double lambda, 
     bc.groups_begin = groups_begin;
     bc.groups_end = static_cast<int32_t>(s.group_first.size());
     bc.terms_begin = terms_begin;
+    bc.blocked = blocked;
     s.coefficients.push_back(bc);
 }
 

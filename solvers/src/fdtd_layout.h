@@ -48,14 +48,14 @@ struct FdtdLayout {
 FdtdLayout build_fdtd_layout(const Preprocessed& p, size_t source, bool listener_grid,
                              bool inject_source, bool receiver_gradients = false);
 
-// Interior air cell: air with six air neighbours (never on the grid's edge).
+// Interior air cell: air with six air neighbours and no thin face (never on the grid's edge).
 inline bool is_interior(const AirModel& air, size_t i) {
     const Grid& g = air.grid;
     const size_t sy = static_cast<size_t>(g.dims[0]),
                  sz = static_cast<size_t>(g.dims[0]) * static_cast<size_t>(g.dims[1]);
     if (!air.air[i] || i < sz || i + sz >= air.air.size()) return false;
     return air.air[i - 1] && air.air[i + 1] && air.air[i - sy] && air.air[i + sy] &&
-           air.air[i - sz] && air.air[i + sz];
+           air.air[i - sz] && air.air[i + sz] && air.blocked_links(i) == 0;
 }
 
 }  // namespace ardent::fdtd

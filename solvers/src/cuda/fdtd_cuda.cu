@@ -112,7 +112,8 @@ class FdtdCuda final : public Solver, public Profiled {
             const BoundaryCoefficients& k = L.coefficients[b];
             const int32_t groups = k.groups_end - k.groups_begin;
             coef.push_back({static_cast<Real>(k.air_neighbours), static_cast<Real>(k.gain),
-                            static_cast<Real>(k.loss), groups});
+                            static_cast<Real>(k.loss), static_cast<int16_t>(groups),
+                            static_cast<uint16_t>(k.blocked)});
             int32_t terms = 0;
             for (int32_t i = 0; i < groups; ++i) {
                 const auto g = static_cast<size_t>(k.groups_begin + i);

@@ -20,7 +20,8 @@ inline constexpr int kBlock = 256;  // 1-D kernels
 template <typename Real>
 struct BoundaryCoef {
     Real air_neighbours, gain, loss;
-    int32_t groups;  // its wall branch groups at b + i n, its branch states at b + j n (n cells)
+    int16_t groups;  // its wall branch groups at b + i n, its branch states at b + j n (n cells)
+    uint16_t blocked;  // neighbour_sum (fdtd_physics.h)
 };
 
 // One step for the interior cells; the tables are fdtd_sweep.h's (sweep_updates() there walks them
@@ -66,8 +67,7 @@ __global__ void boundary_cells(const Real* __restrict__ p, Real* __restrict__ ne
     if (b >= n) return;
     const long long i = static_cast<long long>(cells[b]);
     const BoundaryCoef<Real> k = coef[b];
-    // Non-air neighbours hold zero for ever, so the plain sum is the air sum.
-    const Real nb = p[i - 1] + p[i + 1] + p[i - sy] + p[i + sy] + p[i - sz] + p[i + sz];
+    const Real nb = neighbour_sum(p, i, sy, sz, k.blocked);
     next[i] = boundary_update(p[i], next[i], nb, lambda2, k.air_neighbours, k.gain, k.loss, lambda,
                               terms, CellWalls{b, k.groups, n, b, n});
 }

@@ -28,6 +28,18 @@ struct PlacedEmitter {
     Vec3 cell_centre;  // that cell's centre (what the solver uses)
 };
 
+// A surface crossing the link between two air cells: a part thinner than a cell with air on both
+// sides (a ceiling cloud, a reflector, a partition beside a door). The wave solvers make the link a
+// wall of that surface's material on each side instead of letting sound through.
+struct ThinFace {
+    size_t cell = 0;  // the air cell on the + side; its neighbour at -1 along `axis` is the other
+    int axis = 0;
+    // The surface the sound meets from the - side [0] and from the + side [1], with its
+    // staircase_area_weight: of the crossings between the two centres, the one nearest that side.
+    int16_t material[2] = {-1, -1};
+    uint8_t area[2] = {kFullArea, kFullArea};
+};
+
 struct AirModel {
     Grid grid;
     std::vector<uint8_t> air;  // 1 for simulated air cells
@@ -37,6 +49,10 @@ struct AirModel {
     std::vector<int16_t> material;
     // Beside `material`: that surface's staircase_area_weight (voxelize.h).
     std::vector<uint8_t> wall_area;
+    // Per cell, empty when the model has no thin face: bit a set where the link to the neighbour
+    // at -1 along axis a is a ThinFace. The faces themselves, ordered by (cell, axis).
+    std::vector<uint8_t> thin;
+    std::vector<ThinFace> thin_faces;
     std::vector<PlacedEmitter> sources, receivers;
     size_t air_cells = 0;
     size_t boundary_cells = 0;      // air cells with at least one non-air face neighbour
@@ -48,13 +64,37 @@ struct AirModel {
     Classification classification;  // the voting statistics (inside vector released)
 
     bool is_air(Index3 c) const { return grid.contains(c) && air[grid.index(c)] != 0; }
-    // Material of the wall behind the face between air cell `a` and its non-air neighbour `b`.
+    // The links of air cell i that thin faces block: bits 2a (-1 along axis a) and 2a + 1 (+1),
+    // the order of the six neighbours -x, +x, -y, +y, -z, +z.
+    uint8_t blocked_links(size_t i) const {
+        if (thin.empty()) return 0;
+        uint8_t bits = 0;
+        for (int a = 0; a < 3; ++a) {
+            const size_t s = grid.stride(a);
+            if (thin[i] >> a & 1) bits |= static_cast<uint8_t>(1 << (2 * a));
+            if (i + s < thin.size() && (thin[i + s] >> a & 1))
+                bits |= static_cast<uint8_t>(1 << (2 * a + 1));
+        }
+        return bits;
+    }
+    // The thin face between neighbouring air cells a and b, or nullptr.
+    const ThinFace* thin_face(size_t a, size_t b) const;
+    // Material of the wall behind the face between air cell `a` and its neighbour `b`: non-air,
+    // or air across a thin face.
     int face_material(size_t a, size_t b) const {
+        if (air[b]) {
+            const ThinFace* f = thin_face(a, b);
+            return f ? f->material[a > b] : -1;
+        }
         return material[b] >= 0 ? material[b] : material[a];
     }
     // The share of that face's area the true surface has: 1 for a surface normal to an axis,
     // down to 1 / sqrt(3) on a staircase (voxelize.h); the wall's admittance there is scaled by it.
     double face_area(size_t a, size_t b) const {
+        if (air[b]) {
+            const ThinFace* f = thin_face(a, b);
+            return f ? f->area[a > b] * (1.0 / kFullArea) : 0.0;
+        }
         return (material[b] >= 0 ? wall_area[b] : wall_area[a]) * (1.0 / kFullArea);
     }
     double air_volume() const { return static_cast<double>(air_cells) * grid.h * grid.h * grid.h; }

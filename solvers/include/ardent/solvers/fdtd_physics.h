@@ -38,6 +38,19 @@ ARDENT_HD inline Real interior_update(Real p, Real p_prev, Real neighbours, Real
     return 2 * p - p_prev + lambda2 * (neighbours - 6 * p);
 }
 
+// The sum over a cell's air neighbours. Non-air cells hold zero for ever, so only the links a thin
+// face blocks (AirModel::blocked_links, bits in the order -x, +x, -y, +y, -z, +z) are left out;
+// with none blocked the additions are the plain sum's, in its order.
+template <typename Real>
+ARDENT_HD inline Real neighbour_sum(const Real* p, long long i, long long sy, long long sz,
+                                    unsigned blocked) {
+    const long long offset[6] = {-1, 1, -sy, sy, -sz, sz};
+    Real sum = 0;
+    for (int k = 0; k < 6; ++k)
+        if (!(blocked >> k & 1u)) sum += p[i + offset[k]];
+    return sum;
+}
+
 // Per boundary cell: its air neighbours K, the loss terms of the update above, its wall branch
 // groups [groups_begin, groups_end) (one per material with branches on its faces) and the first
 // of its branch states (one per branch of each group, in order).
@@ -47,6 +60,7 @@ struct BoundaryCoefficients {
     double loss;            // lambda B / 2
     int32_t groups_begin = 0, groups_end = 0;
     int32_t terms_begin = 0;
+    uint32_t blocked = 0;  // links to air neighbours a thin face blocks (neighbour_sum)
 };
 
 // branch_gain: the sum over the cell's branches of faces * a (wall_physics.h).
