@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "ardent/geometric/directions.h"
@@ -59,16 +60,33 @@ struct Tracer {
 
     // Diffuse rain from the reflection point x (normal n facing the arriving ray).
     void rain(Vec3 x, Vec3 n, double travelled, const BandValues& scattered) {
+        // The receivers in front of the wall and within the IR, then their visibility at once.
+        rain_to.clear();
+        rain_at.clear();
         for (size_t r = 0; r < receivers.size(); ++r) {
             const Vec3 to = receivers[r] - x;
             const double d = norm(to);
             const double cos_theta = dot(to, n) / d;
             if (cos_theta <= 0 || travelled + d > max_length) continue;
-            ++stats.rain_queries;
-            if (room.occluded(x, receivers[r])) continue;
-            add(r, travelled + d, scattered, cos_theta / (std::numbers::pi * d * d), to * (-1 / d));
+            rain_to.push_back(r);
+            rain_at.push_back(receivers[r]);
+        }
+        stats.rain_queries += rain_to.size();
+        rain_hidden.resize(rain_to.size());
+        room.occluded_from(x, rain_at.data(), rain_at.size(),
+                           reinterpret_cast<bool*>(rain_hidden.data()));
+        for (size_t i = 0; i < rain_to.size(); ++i) {
+            if (rain_hidden[i]) continue;
+            const size_t r = rain_to[i];
+            const Vec3 to = receivers[r] - x;
+            const double d = norm(to);
+            add(r, travelled + d, scattered, dot(to, n) / d / (std::numbers::pi * d * d),
+                to * (-1 / d));
         }
     }
+    std::vector<size_t> rain_to = {};
+    std::vector<Vec3> rain_at = {};
+    std::vector<char> rain_hidden = {};
 
     // One reflection at `hit`: absorption, rain, and the next direction (specular or Lambert).
     // `imaged`: the path so far is specular and this reflection within the image-source order, so
@@ -88,36 +106,79 @@ struct Tracer {
         dir = diffuse ? rng.lambert(hit.normal) : reflect(dir, hit.normal);
     }
 
-    void trace(size_t index, Vec3 source, double e0) {
-        Random rng(s.seed, index);
-        Vec3 pos = source, dir = rng.sphere();
-        RayState ray(e0, index);
+    // A ray in flight: its own random stream (so that its path does not depend on the batch it
+    // flies in), where it is, where it heads and what it carries.
+    struct Flight {
+        Random rng;
+        Vec3 pos, dir;
+        RayState ray;
         double travelled = 0;
         int order = 0;
-        bool all_specular = true, came_diffuse = false;
-        while (travelled < max_length) {
-            const auto hit = room.intersect(pos, dir, max_length - travelled);
-            ++stats.segments;
-            const double len = hit ? hit->distance : max_length - travelled;
-            if (!came_diffuse && travelled <= late_length &&
-                !(all_specular && order <= s.image_source_order))
-                detect(pos, dir, len, travelled, ray.energy());
-            if (!hit) {
-                // Nothing ahead for longer than the model is wide: the ray left through a gap.
-                stats.escaped += max_length - travelled > room_span;
-                break;
-            }
-            travelled += len;
-            pos = pos + dir * len;
-            reflect_at(*hit, pos, travelled, all_specular && order < s.image_source_order, rng, ray,
-                       dir, came_diffuse);
-            all_specular = all_specular && !came_diffuse;
-            ++order;
-            if (!ray.survives(e0, rng)) break;
-        }
+        bool all_specular = true, came_diffuse = false, done = false;
+    };
+
+    Flight launch(size_t index, Vec3 source, double e0) const {
+        Random rng(s.seed, index);
+        const Vec3 dir = rng.sphere();
+        return Flight{rng, source, dir, RayState(e0, index)};
+    }
+
+    void finish(Flight& f) {
+        f.done = true;
         ++stats.rays;
     }
+
+    // Follows the ray until it has travelled `until` metres, or ends.
+    void advance(Flight& f, double until, double e0) {
+        while (!f.done && f.travelled < until) {
+            if (f.travelled >= max_length) return finish(f);
+            const auto hit = room.intersect(f.pos, f.dir, max_length - f.travelled);
+            ++stats.segments;
+            const double len = hit ? hit->distance : max_length - f.travelled;
+            if (!f.came_diffuse && f.travelled <= late_length &&
+                !(f.all_specular && f.order <= s.image_source_order))
+                detect(f.pos, f.dir, len, f.travelled, f.ray.energy());
+            if (!hit) {
+                // Nothing ahead for longer than the model is wide: the ray left through a gap.
+                stats.escaped += max_length - f.travelled > room_span;
+                return finish(f);
+            }
+            f.travelled += len;
+            f.pos = f.pos + f.dir * len;
+            reflect_at(*hit, f.pos, f.travelled, f.all_specular && f.order < s.image_source_order,
+                       f.rng, f.ray, f.dir, f.came_diffuse);
+            f.all_specular = f.all_specular && !f.came_diffuse;
+            ++f.order;
+            if (!f.ray.survives(e0, f.rng)) return finish(f);
+        }
+    }
+
+    // Rays [first, first + count), advanced together a slice of path length at a time: each ray
+    // alone swept the whole of every receiver's histograms (megabytes) in its life, so nearly
+    // every bin it added to came from main memory; together, the bins of one slice stay in the
+    // cache while all of them add there.
+    void trace_batch(size_t first, size_t count, Vec3 source, double e0) {
+        std::vector<Flight> batch;
+        batch.reserve(count);
+        for (size_t i = 0; i < count; ++i)
+            batch.push_back(launch(first + i, source, e0));
+        const double slice = kSliceSeconds * s.speed_of_sound;
+        for (double until = slice;; until += slice) {
+            const double to = until > max_length ? std::numeric_limits<double>::infinity() : until;
+            bool flying = false;
+            for (Flight& f : batch) {
+                advance(f, to, e0);
+                flying = flying || !f.done;
+            }
+            if (!flying) break;
+        }
+    }
+
+    static constexpr double kSliceSeconds = 0.01;
 };
+
+// Rays traced together (Tracer::trace_batch).
+constexpr size_t kBatchRays = 64;
 
 }  // namespace
 
@@ -156,10 +217,11 @@ std::vector<EnergyHistogram> trace_rays(const Room& room, Vec3 source,
                   sphere_volume,
                   settings.mixing_time * settings.speed_of_sound,
                   norm(room.bounds().hi - room.bounds().lo)};
-        for (size_t i = begin; i < end; ++i) {
+        for (size_t i = begin; i < end; i += kBatchRays) {
             if (stop && stop->load(std::memory_order_relaxed)) break;
-            tr.trace(i, source, e0);
-            if (rays_done) rays_done->fetch_add(1, std::memory_order_relaxed);
+            const size_t n = std::min(kBatchRays, end - i);
+            tr.trace_batch(i, n, source, e0);
+            if (rays_done) rays_done->fetch_add(n, std::memory_order_relaxed);
         }
     });
 

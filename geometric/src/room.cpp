@@ -87,9 +87,13 @@ Room::Room(const TriangleMesh& mesh, const std::vector<int>& group_material,
         const int m = group_material.at(tri.group);
         triangle_surface_.push_back(static_cast<uint32_t>(std::max(0, m)));
     }
+    // The highest quality of hierarchy (spatial splits): a room's few thousand triangles build in
+    // milliseconds, and every one of a run's millions of queries traverses it faster.
+    rtcSetGeometryBuildQuality(geom, RTC_BUILD_QUALITY_HIGH);
     rtcCommitGeometry(geom);
     rtcAttachGeometry(embree_->scene, geom);
     rtcReleaseGeometry(geom);
+    rtcSetSceneBuildQuality(embree_->scene, RTC_BUILD_QUALITY_HIGH);
     rtcCommitScene(embree_->scene);
     if (rtcGetDeviceError(embree_->device) != RTC_ERROR_NONE)
         throw ResourceError("Embree could not build the room's ray-query structure (" +
@@ -140,6 +144,37 @@ bool Room::occluded(Vec3 a, Vec3 b) const {
     ray.mask = 0xffffffffu;
     rtcOccluded1(embree_->scene, &context, &ray);
     return ray.tfar < 0;  // Embree sets tfar to -inf on a hit
+}
+
+void Room::occluded_from(Vec3 a, const Vec3* b, size_t n, bool* out) const {
+    for (size_t first = 0; first < n; first += kPacket) {
+        const size_t count = std::min(kPacket, n - first);
+        alignas(64) int valid[kPacket];
+        RTCRay16 rays{};
+        for (size_t i = 0; i < kPacket; ++i) {
+            valid[i] = 0;
+            if (i >= count) continue;
+            const Vec3 d = b[first + i] - a;
+            const double len = norm(d);
+            out[first + i] = false;
+            if (len <= 2 * epsilon_) continue;
+            valid[i] = -1;
+            rays.org_x[i] = static_cast<float>(a.x);
+            rays.org_y[i] = static_cast<float>(a.y);
+            rays.org_z[i] = static_cast<float>(a.z);
+            rays.dir_x[i] = static_cast<float>(d.x / len);
+            rays.dir_y[i] = static_cast<float>(d.y / len);
+            rays.dir_z[i] = static_cast<float>(d.z / len);
+            rays.tnear[i] = static_cast<float>(epsilon_);
+            rays.tfar[i] = static_cast<float>(len - epsilon_);
+            rays.mask[i] = 0xffffffffu;
+        }
+        RTCIntersectContext context;
+        rtcInitIntersectContext(&context);
+        rtcOccluded16(valid, embree_->scene, &context, &rays);
+        for (size_t i = 0; i < count; ++i)
+            if (valid[i]) out[first + i] = rays.tfar[i] < 0;
+    }
 }
 
 }  // namespace ardent::geometric

@@ -7,6 +7,11 @@
 #include <string>
 #include <thread>
 
+#ifdef __linux__
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
+
 #include "ardent/auralize/air_absorption.h"
 #include "ardent/auralize/crossover.h"
 #include "ardent/geometric/grid_field.h"
@@ -273,6 +278,58 @@ nlohmann::ordered_json FullBand::report() const {
             {"rays", grid_rays()},
             {"image_source_order", std::min(1, plan.image_source_order)},
             {"sources", grid_sources_}};
+    return out;
+}
+
+namespace {
+
+// Keeps the warnings of a run whose progress nobody watches.
+class WarningsOnly final : public SimulateObserver {
+  public:
+    explicit WarningsOnly(std::vector<std::string>& out) : out_(out) {}
+    void warning(const std::string& text) override { out_.push_back(text); }
+
+  private:
+    std::vector<std::string>& out_;
+};
+
+}  // namespace
+
+RaysBesideSolve::RaysBesideSolve(FullBand& full, size_t source, bool listener_grid) {
+    job_ = std::async(std::launch::async, [this, &full, source, listener_grid] {
+#ifdef __linux__
+        // Nice is per thread on Linux, and the engine's threads inherit this one's.
+        setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 10);
+#endif
+        WarningsOnly observer(warnings_);
+        std::optional<Traced> out;
+        auto receivers = full.run(source, observer, &abandon_);
+        if (!receivers) return out;
+        Traced t{std::move(*receivers), std::nullopt};
+        if (listener_grid) {
+            t.grid = full.grid(source, observer, &abandon_);
+            if (!t.grid) return out;
+        }
+        out = std::move(t);
+        return out;
+    });
+}
+
+RaysBesideSolve::~RaysBesideSolve() {
+    abandon_ = true;
+    if (job_.valid()) job_.wait();
+}
+
+std::optional<RaysBesideSolve::Traced> RaysBesideSolve::take(SimulateObserver& observer,
+                                                             const std::atomic<bool>* stop) {
+    const auto t0 = std::chrono::steady_clock::now();
+    while (job_.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
+        if (stop && stop->load()) abandon_ = true;
+    std::optional<Traced> out = job_.get();  // rethrows the rays' error
+    waited_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (const std::string& w : warnings_)
+        observer.warning(w);
+    if (stop && stop->load()) return std::nullopt;
     return out;
 }
 

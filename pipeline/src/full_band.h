@@ -4,7 +4,9 @@
 #pragma once
 
 #include <atomic>
+#include <future>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -55,6 +57,33 @@ class FullBand {
     double seconds_ = 0;
     nlohmann::ordered_json sources_ = nlohmann::ordered_json::array();
     nlohmann::ordered_json grid_sources_ = nlohmann::ordered_json::array();
+};
+
+// A source's geometric stage (FullBand::run, then FullBand::grid with a listener grid) on its own
+// threads while a GPU solves the same source: the solver's host thread leaves the CPU's cores
+// idle, so the rays hide the wave solve's time (docs/full-band.md, "Cost"). The rays' threads run
+// at a lower priority, so the solver's launches are not held up. Nothing touches `full` until
+// take() returns or the object dies; the rays' warnings reach the caller's observer in take().
+class RaysBesideSolve {
+  public:
+    struct Traced {
+        std::vector<FullBand::Ambisonic> receivers;
+        std::optional<auralize::GridGeometric> grid;
+    };
+    RaysBesideSolve(FullBand& full, size_t source, bool listener_grid);
+    ~RaysBesideSolve();  // stops the rays if they still run, and waits for them
+    RaysBesideSolve(const RaysBesideSolve&) = delete;
+    RaysBesideSolve& operator=(const RaysBesideSolve&) = delete;
+
+    // Waits for the rays, stopping them when *stop becomes true; nullopt when stopped.
+    std::optional<Traced> take(SimulateObserver& observer, const std::atomic<bool>* stop);
+    double waited_s() const { return waited_s_; }  // the part of their time take() waited
+
+  private:
+    std::atomic<bool> abandon_{false};
+    std::vector<std::string> warnings_;
+    std::future<std::optional<Traced>> job_;
+    double waited_s_ = 0;
 };
 
 }  // namespace ardent::pipeline

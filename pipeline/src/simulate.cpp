@@ -509,6 +509,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             runs.push_back({r.at("name"), r.at("solve_s"), r.value("setup_s", 0.0), r.at("steps"),
                             r.at("solver"), r.at("memory_bytes")});
         double write_s = 0;
+        double geometric_wait_s = 0;  // the geometric stage's time not hidden behind a GPU solve
         json excitation_json, solver_json;
         if (state.contains("solver") && !state["solver"].is_null()) solver_json = state["solver"];
         if (state.contains("excitation")) excitation_json = state["excitation"];
@@ -535,12 +536,16 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             if (!solve_here && !root) continue;
             SolvedSource solved;
             std::unique_ptr<Solver> solver;
+            std::optional<RaysBesideSolve> beside;  // a GPU solve's rays, traced meanwhile
             std::function<void()> save_checkpoint = [] {};
             if (solve_here) {
                 sopts.source = s;
                 t0 = std::chrono::steady_clock::now();
                 solver = make_solver(p, sopts);
                 solved.setup_s = seconds_since(t0);
+                // A GPU leaves the CPU's cores to the rays (docs/full-band.md, "Cost").
+                if (full && device_of(solver->name()) == "cuda")
+                    beside.emplace(*full, s, scene.listener_grid_cells() > 0);
                 if (settings.resume && state["current"].is_object() &&
                     state["current"].value("source", size_t{0}) == s) {
                     const fs::path file =
@@ -641,7 +646,19 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             if (by_sources) distribution["sources"][src_name] = owner;
             std::vector<FullBand::Ambisonic> geo;
             std::optional<auralize::GridGeometric> grid_geo;
-            if (full) {
+            const auto tg = std::chrono::steady_clock::now();
+            if (beside) {
+                observer.stage("Finishing the rays from " + src_name +
+                               " (traced while the GPU solved) ...");
+                auto traced = beside->take(observer, stop);
+                beside.reset();
+                if (!traced) {
+                    if (partial && !comm) save_checkpoint();
+                    throw Interrupted{};
+                }
+                geo = std::move(traced->receivers);
+                grid_geo = std::move(traced->grid);
+            } else if (full) {
                 observer.stage("Tracing rays from " + src_name + " ...");
                 auto traced = full->run(s, observer, stop);
                 if (!traced) {
@@ -660,6 +677,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                     }
                 }
             }
+            if (full) geometric_wait_s += seconds_since(tg);
             observer.stage("Writing " + src_name + " ...");
 
             t0 = std::chrono::steady_clock::now();
@@ -831,6 +849,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
               {"solve", solve},
               {"solver_setup", setup},
               {"geometric", full ? full->seconds() : 0.0},
+              {"geometric_waited", geometric_wait_s},
               {"write", write_s},
               {"total", seconds_since(t_start)}}},
         };

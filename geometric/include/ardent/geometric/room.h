@@ -41,6 +41,10 @@ class Room {
     std::optional<Hit> intersect(Vec3 origin, Vec3 direction, double max_distance) const;
     // True when a surface lies strictly between a and b (ends excluded by epsilon()).
     bool occluded(Vec3 a, Vec3 b) const;
+    // The same from one point `a` to each of n points, as packets of up to kPacket rays (a
+    // reflection's rain to its receivers: one origin, so they traverse the hierarchy together).
+    static constexpr size_t kPacket = 16;
+    void occluded_from(Vec3 a, const Vec3* b, size_t n, bool* out) const;
 
     const SurfaceBands& surface(uint32_t triangle) const {
         return surfaces_[triangle_surface_[triangle]];
