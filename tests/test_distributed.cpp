@@ -143,6 +143,10 @@ TEST_P(DistributedScene, EqualsOneProcessWithOneToFourRanks) {
     const fs::path wave_scene = dir.write("scene.json", s.dump());
     const std::string args = "'" + wave_scene.string() + "' --max-frequency " +
                              std::to_string(c.max_frequency) + " --duration 0.05";
+    // Every run reads the FFT plans one run measured: a run that measures its own may choose
+    // other algorithms for some partitions' transforms than one that reads them back, and differ
+    // by rounding (the Musikverein at 200 Hz: 4.3e-6, 2026-11-27).
+    ASSERT_EQ(simulate(dir.path(), 0, args + " -o warm").exit_code, 0);
     const MpiRun ref = simulate(dir.path(), 0, args + " -o ref");
     ASSERT_EQ(ref.exit_code, 0) << ref.err;
     const nlohmann::json ref_result = read_json(dir / "ref" / "result.json");
