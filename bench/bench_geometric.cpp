@@ -4,7 +4,7 @@
 // source (image sources, rays, synthesis) and the largest T20 difference between the two runs over
 // receivers and octaves 250 Hz-8 kHz, as JSON (N: the scene's own count unless given). Usage:
 // bench_geometric [SCENE.json] [--rays N]
-// [--threads T]
+// [--threads T] [--ambisonic-order K]  (K as simulate's receivers: 3; default 0, omnidirectional)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -34,7 +34,7 @@ struct Run {
 constexpr double kOctaves[] = {250, 500, 1000, 2000, 4000, 8000};
 
 Run run(const ardent::Scene& scene, const ardent::TriangleMesh& mesh,
-        const std::vector<int>& groups, size_t rays, int threads) {
+        const std::vector<int>& groups, size_t rays, int threads, int order) {
     ardent::Scene s = scene;
     s.geometric.rays = rays;
     const ardent::geometric::Engine engine(mesh, groups, s, threads);
@@ -45,7 +45,8 @@ Run run(const ardent::Scene& scene, const ardent::TriangleMesh& mesh,
     const auto samples = static_cast<size_t>(std::llround(s.simulation.duration * fs));
     Run out;
     const auto t0 = std::chrono::steady_clock::now();
-    out.result = engine.run(0, s.sources.at(0).position, receivers, fs, samples);
+    out.result =
+        engine.run(0, s.sources.at(0).position, receivers, fs, samples, nullptr, nullptr, order);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // The air's absorption, as simulate() applies it.
     const ardent::auralize::PropagationFilter air(fs, s.air, s.simulation.speed_of_sound, 0.0);
@@ -69,12 +70,14 @@ Run run(const ardent::Scene& scene, const ardent::TriangleMesh& mesh,
 int main(int argc, char** argv) {
     std::string file = std::string(ARDENT_SOURCE_DIR) + "/data/scenes/lshape.json";
     size_t rays = 0;
-    int threads = 0;
+    int threads = 0, order = 0;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--rays") && i + 1 < argc) {
             rays = static_cast<size_t>(std::atof(argv[++i]));
         } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
             threads = std::atoi(argv[++i]);
+        } else if (!std::strcmp(argv[i], "--ambisonic-order") && i + 1 < argc) {
+            order = std::atoi(argv[++i]);
         } else {
             file = argv[i];
         }
@@ -84,8 +87,8 @@ int main(int argc, char** argv) {
     const std::vector<int> groups = ardent::map_surfaces(scene, mesh);
     // Without --rays: the scene's own count (by default the room's, GeometricSettings::rays_for).
     if (rays == 0) rays = ardent::geometric::Engine(mesh, groups, scene, threads).plan().rays;
-    const Run a = run(scene, mesh, groups, rays, threads);
-    const Run b = run(scene, mesh, groups, 10 * rays, threads);
+    const Run a = run(scene, mesh, groups, rays, threads, order);
+    const Run b = run(scene, mesh, groups, 10 * rays, threads, order);
     double worst = 0;
     nlohmann::ordered_json per_band = nlohmann::ordered_json::object();
     for (size_t k = 0; k < std::size(kOctaves); ++k) {
@@ -112,6 +115,7 @@ int main(int argc, char** argv) {
                                   {"receivers", scene.receivers.size()},
                                   {"duration_s", scene.simulation.duration},
                                   {"threads", threads},
+                                  {"ambisonic_order", order},
                                   {"run", report(a)},
                                   {"run_10x", report(b)},
                                   {"t20_worst_relative_difference", worst},

@@ -355,6 +355,48 @@ TEST(Directions, CellsAreNearlyEqualAreas) {
         EXPECT_NEAR(static_cast<double>(count[d]) / mean, 1.0, 0.25) << "direction " << d;
 }
 
+// The lookup behind nearest_direction gives the full search's answer: random directions, the
+// axes, the cube map's face and cell edges (where the lookup switches cells), and points halfway
+// between two directions (ties, broken alike by index).
+TEST(Directions, NearestDirectionIsTheFullSearchs) {
+    const auto full = [](Vec3 u) {
+        size_t best = 0;
+        double best_dot = -2;
+        for (size_t d = 0; d < geo::kDirections; ++d)
+            if (const double c = ardent::dot(geo::direction(d), u); c > best_dot) {
+                best_dot = c;
+                best = d;
+            }
+        return best;
+    };
+    std::vector<Vec3> probes;
+    const unsigned seed = 2027;
+    std::printf("seed %u\n", seed);
+    std::mt19937 rng(seed);
+    std::normal_distribution<double> g;
+    for (int i = 0; i < 200000; ++i)
+        probes.push_back({g(rng), g(rng), g(rng)});
+    for (int a = -8; a <= 8; ++a)
+        for (int b = -8; b <= 8; ++b)
+            for (const double e : {-1.0, 1.0}) {
+                const double s = a / 8.0, t = b / 8.0;
+                probes.push_back({e, s, t});
+                probes.push_back({t, e, s});
+                probes.push_back({s, t, e});
+            }
+    for (size_t d = 0; d < geo::kDirections; ++d)
+        for (size_t k = d + 1; k < geo::kDirections; ++k)
+            probes.push_back(geo::direction(d) + geo::direction(k));
+    size_t differ = 0;
+    for (Vec3 v : probes) {
+        if (ardent::norm(v) == 0) continue;
+        v = v * (1 / ardent::norm(v));
+        differ += geo::nearest_direction(v) != full(v);
+    }
+    std::printf("%zu probes, %zu differ from the full search\n", probes.size(), differ);
+    EXPECT_EQ(differ, 0u);
+}
+
 // A specular path alone: every AmbiX channel is the W channel times the path's gain in its
 // direction, and W is synthesize_ir's IR.
 TEST(Directions, SpecularPathIsEncodedInItsDirection) {
