@@ -302,7 +302,7 @@ void find_thin_faces(AirModel& m) {
             }
         walls[i] = keep;
     }
-    if (!m.thin_faces.empty()) m.thin = walls;
+    if (!m.thin_faces.empty()) m.thin = std::move(walls);  // released at the end anyway
 }
 
 // One crossing of the link below thin face (hi, axis), `along` cells from the - side's centre:
