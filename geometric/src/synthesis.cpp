@@ -129,17 +129,26 @@ class DirectionShares {
                                   : 1.0 / kDirections;
             }
     }
-    double at(size_t d, size_t b, double seconds) const {
+    // The two bins around a time and the weight of the later one: a sample's 32 directions share
+    // them, so the synthesis finds them once per sample.
+    struct Between {
+        const BandValues* lo = nullptr;
+        const BandValues* hi = nullptr;
+        double f = 0;
+    };
+    Between around(double seconds) const {
         const size_t n = shares_.size() / kDirections;
-        if (n == 0) return 1.0 / kDirections;
+        if (n == 0) return {};
         const double pos = seconds / h_.direction_bin - 0.5;
         const double lo = std::floor(pos);
-        const double f = pos - lo;
         const auto clamp = [&](double i) {
             return static_cast<size_t>(std::clamp(i, 0.0, static_cast<double>(n - 1)));
         };
-        return (1 - f) * shares_[clamp(lo) * kDirections + d][b] +
-               f * shares_[clamp(lo + 1) * kDirections + d][b];
+        return {&shares_[clamp(lo) * kDirections], &shares_[clamp(lo + 1) * kDirections], pos - lo};
+    }
+    static double at(const Between& w, size_t d, size_t b) {
+        if (!w.lo) return 1.0 / kDirections;
+        return (1 - w.f) * w.lo[d][b] + w.f * w.hi[d][b];
     }
 
   private:
@@ -232,9 +241,11 @@ std::vector<std::vector<float>> synthesize_ambisonic_ir(const std::vector<Specul
             // (adding into the channels' arrays direction by direction cost 16 scattered
             // read-modify-writes per direction and sample).
             std::array<double, ambisonic_channels(kMaxAmbisonicOrder)> acc{};
+            const DirectionShares::Between w = directional
+                                                   ? shares.around(static_cast<double>(k) / fs)
+                                                   : DirectionShares::Between{};
             for (size_t d = 0; d < noises.size(); ++d) {
-                const double share =
-                    directional ? std::sqrt(shares.at(d, ub, static_cast<double>(k) / fs)) : 1.0;
+                const double share = directional ? std::sqrt(DirectionShares::at(w, d, ub)) : 1.0;
                 const double v = amplitude * share * noises[d].samples[k];
                 const double* g = noise_gains[d].data();
                 for (size_t c = 0; c < channels; ++c)
