@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <future>
+#include <mutex>
 #include <span>
 #include <string>
 #include <thread>
@@ -289,27 +290,66 @@ nlohmann::ordered_json FullBand::report() const {
     return out;
 }
 
-namespace {
+namespace {}  // namespace
 
-// Keeps the warnings of a run whose progress nobody watches.
-class WarningsOnly final : public SimulateObserver {
+// The rays' reports, written on their thread and read by take() on the caller's.
+class RaysBesideSolve::Relay final : public SimulateObserver {
   public:
-    explicit WarningsOnly(std::vector<std::string>& out) : out_(out) {}
-    void warning(const std::string& text) override { out_.push_back(text); }
+    void warning(const std::string& text) override {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        warnings_.push_back(text);
+    }
+    void geometric_begin(const std::string& label, size_t rays) override {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        label_ = label;
+        rays_ = rays;
+        done_ = 0;
+        ++stage_;
+    }
+    void geometric_progress(size_t done) override { done_ = done; }
+
+    // Passes on to `to` what changed since the last call: a new stage's begin, the rays done.
+    void forward(SimulateObserver& to) {
+        int stage;
+        std::string label;
+        size_t rays;
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            stage = stage_;
+            label = label_;
+            rays = rays_;
+        }
+        if (stage != seen_) {
+            if (seen_ > 0) to.geometric_end();
+            to.geometric_begin(label, rays);
+            seen_ = stage;
+        }
+        if (seen_ > 0) to.geometric_progress(done_.load());
+    }
+    void finish(SimulateObserver& to, bool stopped) {
+        forward(to);
+        if (seen_ > 0) stopped ? to.geometric_stopped() : to.geometric_end();
+        for (const std::string& w : warnings_)
+            to.warning(w);
+    }
 
   private:
-    std::vector<std::string>& out_;
+    std::mutex mutex_;
+    std::vector<std::string> warnings_;
+    std::string label_;
+    size_t rays_ = 0;
+    int stage_ = 0, seen_ = 0;
+    std::atomic<size_t> done_{0};
 };
 
-}  // namespace
-
-RaysBesideSolve::RaysBesideSolve(FullBand& full, size_t source, bool listener_grid) {
+RaysBesideSolve::RaysBesideSolve(FullBand& full, size_t source, bool listener_grid)
+    : relay_(std::make_unique<Relay>()) {
     job_ = std::async(std::launch::async, [this, &full, source, listener_grid] {
 #ifdef __linux__
         // Nice is per thread on Linux, and the engine's threads inherit this one's.
         setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 10);
 #endif
-        WarningsOnly observer(warnings_);
+        SimulateObserver& observer = *relay_;
         std::optional<Traced> out;
         auto receivers = full.run(source, observer, &abandon_);
         if (!receivers) return out;
@@ -331,13 +371,15 @@ RaysBesideSolve::~RaysBesideSolve() {
 std::optional<RaysBesideSolve::Traced> RaysBesideSolve::take(SimulateObserver& observer,
                                                              const std::atomic<bool>* stop) {
     const auto t0 = std::chrono::steady_clock::now();
-    while (job_.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
+    while (job_.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
         if (stop && stop->load()) abandon_ = true;
+        relay_->forward(observer);
+    }
     std::optional<Traced> out = job_.get();  // rethrows the rays' error
     waited_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    for (const std::string& w : warnings_)
-        observer.warning(w);
-    if (stop && stop->load()) return std::nullopt;
+    const bool stopped = stop && stop->load();
+    relay_->finish(observer, stopped || !out);
+    if (stopped) return std::nullopt;
     return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <future>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,7 +64,8 @@ class FullBand {
 // threads while a GPU solves the same source: the solver's host thread leaves the CPU's cores
 // idle, so the rays hide the wave solve's time (docs/full-band.md, "Cost"). The rays' threads run
 // at a lower priority, so the solver's launches are not held up. Nothing touches `full` until
-// take() returns or the object dies; the rays' warnings reach the caller's observer in take().
+// take() returns or the object dies; the rays' progress and warnings reach the caller's observer
+// in take(), on the caller's thread.
 class RaysBesideSolve {
   public:
     struct Traced {
@@ -80,8 +82,9 @@ class RaysBesideSolve {
     double waited_s() const { return waited_s_; }  // the part of their time take() waited
 
   private:
+    class Relay;  // what the rays report, kept for take()
     std::atomic<bool> abandon_{false};
-    std::vector<std::string> warnings_;
+    std::unique_ptr<Relay> relay_;
     std::future<std::optional<Traced>> job_;
     double waited_s_ = 0;
 };
