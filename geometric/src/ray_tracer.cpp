@@ -73,8 +73,7 @@ struct Tracer {
         }
         stats.rain_queries += rain_to.size();
         rain_hidden.resize(rain_to.size());
-        room.occluded_from(x, rain_at.data(), rain_at.size(),
-                           reinterpret_cast<bool*>(rain_hidden.data()));
+        room.occluded_from(x, rain_at.data(), rain_at.size(), rain_hidden.data());
         for (size_t i = 0; i < rain_to.size(); ++i) {
             if (rain_hidden[i]) continue;
             const size_t r = rain_to[i];
@@ -86,7 +85,7 @@ struct Tracer {
     }
     std::vector<size_t> rain_to = {};
     std::vector<Vec3> rain_at = {};
-    std::vector<char> rain_hidden = {};
+    std::vector<uint8_t> rain_hidden = {};
 
     // One reflection at `hit`: absorption, rain, and the next direction (specular or Lambert).
     // `imaged`: the path so far is specular and this reflection within the image-source order, so

@@ -146,7 +146,7 @@ bool Room::occluded(Vec3 a, Vec3 b) const {
     return ray.tfar < 0;  // Embree sets tfar to -inf on a hit
 }
 
-void Room::occluded_from(Vec3 a, const Vec3* b, size_t n, bool* out) const {
+void Room::occluded_from(Vec3 a, const Vec3* b, size_t n, uint8_t* hidden) const {
     for (size_t first = 0; first < n; first += kPacket) {
         const size_t count = std::min(kPacket, n - first);
         alignas(64) int valid[kPacket];
@@ -156,7 +156,7 @@ void Room::occluded_from(Vec3 a, const Vec3* b, size_t n, bool* out) const {
             if (i >= count) continue;
             const Vec3 d = b[first + i] - a;
             const double len = norm(d);
-            out[first + i] = false;
+            hidden[first + i] = 0;
             if (len <= 2 * epsilon_) continue;
             valid[i] = -1;
             rays.org_x[i] = static_cast<float>(a.x);
@@ -173,7 +173,7 @@ void Room::occluded_from(Vec3 a, const Vec3* b, size_t n, bool* out) const {
         rtcInitIntersectContext(&context);
         rtcOccluded16(valid, embree_->scene, &context, &rays);
         for (size_t i = 0; i < count; ++i)
-            if (valid[i]) out[first + i] = rays.tfar[i] < 0;
+            if (valid[i]) hidden[first + i] = rays.tfar[i] < 0 ? 1 : 0;
     }
 }
 

@@ -44,7 +44,7 @@ class Room {
     // The same from one point `a` to each of n points, as packets of up to kPacket rays (a
     // reflection's rain to its receivers: one origin, so they traverse the hierarchy together).
     static constexpr size_t kPacket = 16;
-    void occluded_from(Vec3 a, const Vec3* b, size_t n, bool* out) const;
+    void occluded_from(Vec3 a, const Vec3* b, size_t n, uint8_t* hidden) const;  // 1: occluded
 
     const SurfaceBands& surface(uint32_t triangle) const {
         return surfaces_[triangle_surface_[triangle]];
