@@ -20,7 +20,7 @@ inline constexpr int kBlock = 256;  // 1-D kernels
 template <typename Real>
 struct BoundaryCoef {
     Real air_neighbours, gain, loss;
-    int16_t groups;  // its wall branch groups at b + i n, its branch states at b + j n (n cells)
+    int16_t groups;    // its wall branch groups at b + i n, its branch states at b + j n (n cells)
     uint16_t blocked;  // neighbour_sum (fdtd_physics.h)
 };
 
