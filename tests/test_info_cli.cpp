@@ -163,6 +163,38 @@ TEST(InfoCli, MaterialTheCellsNeverMeetIsReported) {
         << sim.err;
 }
 
+// `ardent info --json` of a room mesh whose group `group` is felt (the rest plaster), one source at
+// (0.5, 0.5, source_z) and one receiver in the room (fractions of `room`): the cell size and
+// the felt's wave_faces_m2.
+struct FeltFaces {
+    double h = 0, faces = -1;
+};
+FeltFaces felt_wave_faces(const std::string& obj, const std::string& group, Vec3 room,
+                          double source_z, double max_frequency) {
+    ScratchDir dir;
+    dir.write("room.obj", obj);
+    char scene[900];
+    std::snprintf(scene, sizeof scene, R"({"format": "ardent-scene/1", "name": "felt parts",
+      "geometry": {"mesh": "room.obj", "up": "z"},
+      "materials": {"plaster": {"absorption": 0.05}, "felt": {"absorption": 0.6}},
+      "surfaces": {"%s": "felt", "*": "plaster"},
+      "sources": [{"name": "S1", "position": [%.3f, %.3f, %.3f]}],
+      "receivers": [{"name": "R1", "position": [%.3f, %.3f, %.3f]}],
+      "simulation": {"max_frequency": %.0f, "band": "wave"}})",
+                  group.c_str(), 0.5 * room.x, 0.5 * room.y, source_z * room.z, 0.4 * room.x,
+                  0.6 * room.y, 0.45 * room.z, max_frequency);
+    dir.write("s.json", scene);
+    const CommandResult r = run_ardent("info s.json --json", dir.path());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    FeltFaces out;
+    if (r.exit_code != 0) return out;
+    const auto j = nlohmann::json::parse(r.out);
+    out.h = j["h"];
+    for (const auto& m : j["materials"])
+        if (m["name"] == "felt") out.faces = m["wave_faces_m2"];
+    return out;
+}
+
 // A panel thinner than a cell mounted on a wall shares its cells with the wall, whose surface is
 // often nearer their centres: its faces went to the wall while a face took the material of the
 // surface nearest the non-air cell's centre. A face now takes the surface its segment crosses
@@ -203,26 +235,7 @@ TEST(InfoCli, PanelsMountedOnWallsKeepTheirFaces) {
                           axis, side, hi[u] - lo[u], hi[v] - lo[v], thick);
             cases += line;
         }
-        ScratchDir dir;
-        dir.write("room.obj", obj);
-        char scene[900];
-        std::snprintf(scene, sizeof scene, R"({"format": "ardent-scene/1", "name": "panels",
-          "geometry": {"mesh": "room.obj", "up": "z"},
-          "materials": {"plaster": {"absorption": 0.05}, "felt": {"absorption": 0.6}},
-          "surfaces": {"panel": "felt", "*": "plaster"},
-          "sources": [{"name": "S1", "position": [%.3f, %.3f, %.3f]}],
-          "receivers": [{"name": "R1", "position": [%.3f, %.3f, %.3f]}],
-          "simulation": {"max_frequency": 1000, "band": "wave"}})",
-                      0.5 * room.x, 0.5 * room.y, 0.5 * room.z, 0.4 * room.x, 0.6 * room.y,
-                      0.45 * room.z);
-        dir.write("s.json", scene);
-        const CommandResult r = run_ardent("info s.json --json", dir.path());
-        ASSERT_EQ(r.exit_code, 0) << r.err;
-        const auto j = nlohmann::json::parse(r.out);
-        const double h = j["h"];
-        double faces = -1;
-        for (const auto& m : j["materials"])
-            if (m["name"] == "felt") faces = m["wave_faces_m2"];
+        const auto [h, faces] = felt_wave_faces(obj, "panel", room, 0.5, 1000);
         std::printf(
             "seed %u: room %.2f x %.2f x %.2f m, h %.3f m;%s\n  panel fronts %.2f m^2, "
             "felt's wave faces %.2f m^2 (%.0f %%)\n",
@@ -257,26 +270,7 @@ TEST(InfoCli, FloatingCloudsShowBothFaces) {
                           hi.x - lo.x, hi.y - lo.y, thick, drop);
             cases += line;
         }
-        ScratchDir dir;
-        dir.write("room.obj", obj);
-        char scene[900];
-        std::snprintf(scene, sizeof scene, R"({"format": "ardent-scene/1", "name": "clouds",
-          "geometry": {"mesh": "room.obj", "up": "z"},
-          "materials": {"plaster": {"absorption": 0.05}, "felt": {"absorption": 0.6}},
-          "surfaces": {"cloud": "felt", "*": "plaster"},
-          "sources": [{"name": "S1", "position": [%.3f, %.3f, %.3f]}],
-          "receivers": [{"name": "R1", "position": [%.3f, %.3f, %.3f]}],
-          "simulation": {"max_frequency": %.0f, "band": "wave"}})",
-                      0.5 * room.x, 0.5 * room.y, 0.4 * room.z, 0.4 * room.x, 0.6 * room.y,
-                      0.45 * room.z, uniform(700, 1300));
-        dir.write("s.json", scene);
-        const CommandResult r = run_ardent("info s.json --json", dir.path());
-        ASSERT_EQ(r.exit_code, 0) << r.err;
-        const auto j = nlohmann::json::parse(r.out);
-        const double h = j["h"];
-        double faces = -1;
-        for (const auto& m : j["materials"])
-            if (m["name"] == "felt") faces = m["wave_faces_m2"];
+        const auto [h, faces] = felt_wave_faces(obj, "cloud", room, 0.4, uniform(700, 1300));
         std::printf(
             "seed %u: room %.2f x %.2f x %.2f m, h %.3f m;%s\n  both faces %.2f m^2, felt's "
             "wave faces %.2f m^2 (%.0f %%)\n",
