@@ -99,7 +99,7 @@ TEST_P(RigidShoebox, ImageSourcesEqualTheExactImageSourceIr) {
     const int order = 4;
     BoxRoom box(c.size, material(0, 0));
     const auto cand = geo::candidate_sequences(*box.room, c.source, order, 200000, 7, 0);
-    const auto paths = geo::specular_paths(*box.room, c.source, c.receiver, cand);
+    const auto paths = geo::specular_paths(*box.room, c.source, c.receiver, cand, 343);
     const auto exact = exact_images(c, order);
     EXPECT_EQ(paths.size(), exact.size());
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "ardent/geometric/boundary_gain.h"
 #include "ardent/geometric/image_sources.h"
 #include "ardent/geometric/synthesis.h"
 #include "parallel.h"
@@ -60,7 +61,7 @@ SourceResult Engine::run(size_t source_index, Vec3 source, const std::vector<Vec
     out.candidates = candidates.size();
     std::vector<std::vector<SpecularPath>> paths(receivers.size());
     for (size_t r = 0; r < receivers.size(); ++r) {
-        paths[r] = specular_paths(room_, source, receivers[r], candidates);
+        paths[r] = specular_paths(room_, source, receivers[r], candidates, speed_of_sound_);
         out.specular_paths.push_back(paths[r].size());
     }
     out.image_source_seconds = seconds_since(t0);
@@ -77,8 +78,16 @@ SourceResult Engine::run(size_t source_index, Vec3 source, const std::vector<Vec
     rt.directions = ambisonic_order > 0;
     auto histograms = trace_rays(room_, source, receivers, rt, &out.rays, rays_done, stop);
     if (stop && stop->load()) return out;
-    for (auto& h : histograms)
-        smooth_late_energy(h);
+    out.gap = gap_absorption(room_, out.rays.incident, speed_of_sound_, threads_);
+    out.source_gain = boundary_gain(room_, source, speed_of_sound_);
+    for (size_t r = 0; r < histograms.size(); ++r) {
+        out.receiver_gain.push_back(boundary_gain(room_, receivers[r], speed_of_sound_));
+        BandValues gain;
+        for (size_t b = 0; b < kBands; ++b)
+            gain[b] = out.source_gain[b] * out.receiver_gain[r][b];
+        apply_gap_absorption(histograms[r], out.gap.rate_per_s, gain);
+        smooth_late_energy(histograms[r]);
+    }
 
     // Receivers on all threads: each has its own noise seed, so the IRs do not depend on the
     // thread count (a hall's 16 ambisonic receivers took 13 s on one thread).

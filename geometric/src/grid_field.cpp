@@ -185,7 +185,7 @@ GridField trace_grid(const Room& room, Vec3 source, const std::vector<Vec3>& poi
     parallel_ranges(points.size(), t_count, [&](size_t begin, size_t end, int) {
         for (size_t i = begin; i < end; ++i) {
             if (stop && stop->load(std::memory_order_relaxed)) return;
-            per_point[i] = specular_paths(room, source, points[i], mine);
+            per_point[i] = specular_paths(room, source, points[i], mine, settings.speed_of_sound);
             // A point at the source has no direct sound to synthesise (the wave grid's source
             // cell is singular too).
             std::erase_if(per_point[i], [](const SpecularPath& p) { return !(p.length > 0); });

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "ardent/geometric/fresnel.h"
 #include "parallel.h"
 #include "random.h"
 
@@ -41,12 +42,22 @@ std::vector<std::vector<uint32_t>> candidate_sequences(const Room& room, Vec3 so
 namespace {
 
 // The path of one plane sequence, cast back from the receiver towards each image in turn; its
-// reflection points must lie on the sequence's planes, in order, with nothing in between.
+// reflection points must lie on the sequence's planes, in order. A segment that something blocks
+// keeps what gets round it (fresnel_share); a path with nothing left in any band is no path.
 bool trace_back(const Room& room, Vec3 receiver, const std::vector<Vec3>& images,
-                const std::vector<uint32_t>& seq, SpecularPath& path) {
+                const std::vector<uint32_t>& seq, double speed_of_sound, SpecularPath& path) {
     const double tol = 1e3 * room.epsilon();
     Vec3 x = receiver;
     path.factor.fill(1.0);
+    const auto coplanar = [&](uint32_t triangle, const Plane& p) {
+        const Plane& q = room.plane(room.plane_of(triangle));
+        return std::abs(dot(q.normal, p.normal)) >= 1 - 1e-6 &&
+               std::abs(q.offset - p.offset) <= tol;
+    };
+    const auto keep = [&](const BandValues& share) {
+        for (size_t b = 0; b < kBands; ++b)
+            path.factor[b] *= share[b];
+    };
     for (size_t j = seq.size(); j-- > 0;) {
         const Plane& p = room.plane(seq[j]);
         const Vec3 to = images[j + 1] - x;
@@ -57,29 +68,42 @@ bool trace_back(const Room& room, Vec3 receiver, const std::vector<Vec3>& images
         if (std::abs(denom) < 1e-9) return false;
         const double t_plane = (p.offset - dot(p.normal, x)) / denom;
         if (t_plane <= room.epsilon()) return false;
+        const Vec3 at = x + dir * t_plane;
         const auto hit = room.intersect(x, dir, t_plane + tol);
-        if (!hit || std::abs(hit->distance - t_plane) > tol) return false;
-        const Plane& q = room.plane(room.plane_of(hit->triangle));
-        if (std::abs(dot(q.normal, p.normal)) < 1 - 1e-6 || std::abs(q.offset - p.offset) > tol)
+        if (!hit) return false;
+        uint32_t triangle = hit->triangle;
+        if (hit->distance < t_plane - tol) {
+            // Blocked on the way: the reflection point must still lie on the plane's triangles
+            // (a short probe onto it from the side the path comes from).
+            const Vec3 side = p.normal * (dot(p.normal, x - at) > 0 ? 1.0 : -1.0);
+            const auto probe = room.intersect(at + side * tol, side * -1.0, 2 * tol);
+            if (!probe || !coplanar(probe->triangle, p)) return false;
+            triangle = probe->triangle;
+            keep(fresnel_share(room, x, at, speed_of_sound));
+        } else if (std::abs(hit->distance - t_plane) > tol || !coplanar(triangle, p)) {
             return false;
+        }
         if (j + 1 == seq.size()) path.direction = dir;
-        const SurfaceBands& s = room.surface(hit->triangle);
+        const SurfaceBands& s = room.surface(triangle);
         for (size_t b = 0; b < kBands; ++b)
             path.factor[b] *= std::sqrt((1 - s.absorption[b]) * (1 - s.scattering[b]));
-        x = x + dir * t_plane;
+        x = at;
     }
-    return !room.occluded(x, images[0]);
+    keep(fresnel_share(room, x, images[0], speed_of_sound));
+    return *std::max_element(path.factor.begin(), path.factor.end()) > 0;
 }
 
 }  // namespace
 
 std::vector<SpecularPath> specular_paths(const Room& room, Vec3 source, Vec3 receiver,
-                                         const std::vector<std::vector<uint32_t>>& candidates) {
+                                         const std::vector<std::vector<uint32_t>>& candidates,
+                                         double speed_of_sound) {
     std::vector<SpecularPath> out;
-    if (!room.occluded(receiver, source)) {
+    if (const BandValues share = fresnel_share(room, receiver, source, speed_of_sound);
+        *std::max_element(share.begin(), share.end()) > 0) {
         SpecularPath direct;
         direct.length = norm(source - receiver);
-        direct.factor.fill(1.0);
+        direct.factor = share;
         direct.direction = direct.length > 0 ? unit(source - receiver) : Vec3{0, 0, 1};
         out.push_back(direct);
     }
@@ -93,7 +117,7 @@ std::vector<SpecularPath> specular_paths(const Room& room, Vec3 source, Vec3 rec
             images.push_back(room.plane(seq[j]).mirror(images.back()));
         }
         SpecularPath path;
-        if (!ok || !trace_back(room, receiver, images, seq, path)) continue;
+        if (!ok || !trace_back(room, receiver, images, seq, speed_of_sound, path)) continue;
         path.order = static_cast<int>(seq.size());
         path.length = norm(images.back() - receiver);
         const double tol = 1e3 * room.epsilon();

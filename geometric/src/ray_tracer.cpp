@@ -144,6 +144,8 @@ struct Tracer {
             }
             f.travelled += len;
             f.pos = f.pos + f.dir * len;
+            stats.incident[2 * size_t{hit->triangle} + (dot(f.dir, room.normal(hit->triangle)) >
+                                                        0)] += f.ray.absorbed[f.ray.band];
             reflect_at(*hit, f.pos, f.travelled, f.all_specular && f.order < s.image_source_order,
                        f.rng, f.ray, f.dir, f.came_diffuse);
             f.all_specular = f.all_specular && !f.came_diffuse;
@@ -201,6 +203,8 @@ std::vector<EnergyHistogram> trace_rays(const Room& room, Vec3 source,
     std::vector<std::vector<EnergyHistogram>> per_thread(
         static_cast<size_t>(t_count), std::vector<EnergyHistogram>(receivers.size(), empty));
     std::vector<RayTracingStats> stats(static_cast<size_t>(t_count));
+    for (auto& st : stats)
+        st.incident.assign(2 * room.triangle_count(), 0.0);
     const double max_length = settings.max_time * settings.speed_of_sound;
     const double rd = settings.receiver_radius;
     const double sphere_volume = 4.0 / 3.0 * std::numbers::pi * rd * rd * rd;
@@ -237,7 +241,10 @@ std::vector<EnergyHistogram> trace_rays(const Room& room, Vec3 source,
         }
     if (stats_out) {
         *stats_out = {};
+        stats_out->incident.assign(2 * room.triangle_count(), 0.0);
         for (const auto& st : stats) {
+            for (size_t i = 0; i < st.incident.size(); ++i)
+                stats_out->incident[i] += st.incident[i];
             stats_out->rays += st.rays;
             stats_out->segments += st.segments;
             stats_out->rain_queries += st.rain_queries;

@@ -79,6 +79,7 @@ Room::Room(const TriangleMesh& mesh, const std::vector<int>& group_material,
         area_ += 0.5 * len;
         const Vec3 unit = len > 0 ? n * (1.0 / len) : Vec3{0, 0, 1};
         normals_.push_back(unit);
+        corners_.push_back({a, b, c});
         const Plane p = canonical_plane(unit, a);
         const auto [it, added] =
             plane_ids.emplace(plane_key(p, size), static_cast<uint32_t>(planes_.size()));

@@ -140,6 +140,7 @@ std::optional<std::vector<FullBand::Ambisonic>> FullBand::run(size_t source,
         });
     if (!traced) return std::nullopt;
     geometric::SourceResult res = std::move(*traced);
+    gap_[source] = {res.gap.rate_per_s, res.source_gain};
     // Rays that leave through gaps in the model carry their energy away: the geometric part of a
     // leaky model decays too fast. The wave solver does not see a gap narrower than a cell, so
     // nothing else tells the user.
@@ -175,6 +176,9 @@ std::optional<std::vector<FullBand::Ambisonic>> FullBand::run(size_t source,
                         {"escaped_rays", res.rays.escaped},
                         {"image_source_candidates", res.candidates},
                         {"specular_paths", res.specular_paths},
+                        {"gap_surface_m2", res.gap.gap_surface_m2},
+                        {"gap_absorption_m2", res.gap.area_m2},
+                        {"source_boundary_gain", res.source_gain},
                         {"image_sources_s", res.image_source_seconds},
                         {"ray_tracing_s", res.rays.seconds},
                         {"synthesis_s", res.synthesis_seconds},
@@ -217,6 +221,18 @@ std::optional<auralize::GridGeometric> FullBand::grid(size_t source, SimulateObs
     if (!traced) return std::nullopt;
     geometric::GridField field = std::move(*traced);
     constexpr size_t B = auralize::GridGeometric::kBands;
+    static_assert(B == geometric::kBands);
+    // Absorbers in narrow gaps and the source's nearby surfaces, as the receivers' run found
+    // them (run() comes first); the grid points' own nearby surfaces are left out.
+    if (const auto g = gap_.find(source); g != gap_.end()) {
+        const size_t bins = field.bins();
+        for (size_t i = 0; i < field.energy.size(); ++i) {
+            const size_t k = i / B % bins, b = i % B;
+            const double t = 0.5 * (field.bin_edges[k] + field.bin_edges[k + 1]);
+            field.energy[i] *=
+                static_cast<float>(g->second.source_gain[b] * std::exp(-g->second.rate[b] * t));
+        }
+    }
     auralize::GridGeometric out;
     out.crossover_hz = crossover_hz_;
     out.speed_of_sound = scene.simulation.speed_of_sound;

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <future>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -58,6 +59,10 @@ class FullBand {
     double seconds_ = 0;
     nlohmann::ordered_json sources_ = nlohmann::ordered_json::array();
     nlohmann::ordered_json grid_sources_ = nlohmann::ordered_json::array();
+    struct Diffuse {
+        geometric::BandValues rate, source_gain;  // GapAbsorption::rate_per_s, boundary_gain
+    };
+    std::map<size_t, Diffuse> gap_;  // per source, from run() for grid()
 };
 
 // A source's geometric stage (FullBand::run, then FullBand::grid with a listener grid) on its own

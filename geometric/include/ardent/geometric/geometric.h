@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "ardent/geometric/gap_absorption.h"
 #include "ardent/geometric/ray_tracer.h"
 #include "ardent/geometric/room.h"
 #include "ardent/preprocess/mesh.h"
@@ -24,6 +25,9 @@ struct SourceResult {
     std::vector<size_t> specular_paths;  // per receiver, image-source paths found
     size_t candidates = 0;               // plane sequences tried as image sources
     RayTracingStats rays;
+    GapAbsorption gap;         // absorbers in narrow gaps: the diffuse part's extra decay
+    BandValues source_gain{};  // the diffuse part's gain for the source near surfaces
+    std::vector<BandValues> receiver_gain;  // and for each receiver (boundary_gain.h)
     double image_source_seconds = 0, synthesis_seconds = 0;
 };
 

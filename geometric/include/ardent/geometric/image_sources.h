@@ -19,7 +19,8 @@ struct SpecularPath {
     double length = 0;  // metres, source to receiver along the path
     int order = 0;      // reflections (0: the direct sound)
     // Pressure factor per band: the product over the reflections of sqrt((1 - a)(1 - s)), the
-    // specular share of the reflected energy (the scattered share is the ray tracer's).
+    // specular share of the reflected energy (the scattered share is the ray tracer's), times
+    // what gets round obstacles on a blocked segment (fresnel.h).
     BandValues factor{};
     Vec3 direction;  // unit vector from the receiver towards where the sound arrives from
 };
@@ -29,10 +30,12 @@ struct SpecularPath {
 std::vector<std::vector<uint32_t>> candidate_sequences(const Room& room, Vec3 source, int max_order,
                                                        size_t rays, uint64_t seed, int threads);
 
-// The valid specular paths from `source` to `receiver`: the direct sound when nothing blocks it
-// and every candidate whose path is valid, sorted by length; a path found by two sequences
-// (coplanar planes kept apart) once.
+// The valid specular paths from `source` to `receiver`: the direct sound and every candidate
+// whose reflection points lie on its planes, sorted by length; a path found by two sequences
+// (coplanar planes kept apart) once. A segment that something blocks keeps, per band, what gets
+// round the obstacle (fresnel.h); a path with nothing left is left out.
 std::vector<SpecularPath> specular_paths(const Room& room, Vec3 source, Vec3 receiver,
-                                         const std::vector<std::vector<uint32_t>>& candidates);
+                                         const std::vector<std::vector<uint32_t>>& candidates,
+                                         double speed_of_sound);
 
 }  // namespace ardent::geometric

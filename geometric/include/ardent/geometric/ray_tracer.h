@@ -66,6 +66,10 @@ struct RayTracingStats {
     size_t rain_queries = 0;  // visibility queries towards receivers
     size_t escaped = 0;       // rays that left the model through a gap in its surfaces
     double seconds = 0;
+    // The energy that arrived at each triangle, per side: incident[2 t] from the side its wound
+    // normal points to, incident[2 t + 1] from the other; each ray counts its own band's energy
+    // (rays take the bands in turn). gap_absorption.h reads where little arrives.
+    std::vector<double> incident;
 };
 
 // `rays_done` (may be null) counts traced rays as they finish, for progress reports; when `stop`

@@ -4,6 +4,7 @@
 // are the scene's model coordinates in metres, as for sources and receivers.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -50,6 +51,8 @@ class Room {
         return surfaces_[triangle_surface_[triangle]];
     }
     uint32_t plane_of(uint32_t triangle) const { return triangle_plane_[triangle]; }
+    Vec3 normal(uint32_t triangle) const { return normals_[triangle]; }  // unit, as wound
+    const std::array<Vec3, 3>& corners(uint32_t triangle) const { return corners_[triangle]; }
     const Plane& plane(uint32_t id) const { return planes_[id]; }
     size_t plane_count() const { return planes_.size(); }
     size_t triangle_count() const { return triangle_plane_.size(); }
@@ -68,6 +71,7 @@ class Room {
     std::vector<uint32_t> triangle_plane_;    // plane id per triangle
     std::vector<Plane> planes_;
     std::vector<Vec3> normals_;  // unit normal per triangle (as wound)
+    std::vector<std::array<Vec3, 3>> corners_;
     double epsilon_ = 1e-4, volume_ = 0, area_ = 0;
     Box3 bounds_;
 };
