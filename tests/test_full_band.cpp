@@ -20,6 +20,7 @@
 #include "ardent/auralize/crossover.h"
 #include "ardent/auralize/filter_bank.h"
 #include "full_band_check.h"
+#include "mesh_builders.h"
 #include "test_support.h"
 
 namespace {
@@ -261,3 +262,38 @@ TEST(FullBand, LeakyModelWarnsOfEscapingRays) {
     ASSERT_EQ(closed.exit_code, 0) << closed.err;
     EXPECT_EQ(closed.err.find("left the model"), std::string::npos) << closed.err;
 }
+
+namespace {
+
+// A room whose walls have two skins (as architectural models draw them): the triangles enclose
+// only the walls' own volume, which the geometric engine's statistics (the mixing time, the
+// detection radius, the narrow gaps' decay) must not take for the room's. The room's air comes
+// from preprocessing; result.json's mixing time (sqrt(V) ms) shows which volume was used.
+TEST(FullBand, TwoSkinnedWallsKeepTheRoomsVolume) {
+    ScratchDir dir;
+    using ardent::Vec3;
+    const Vec3 lo{0, 0, 0}, hi{5, 4, 3}, t{0.2, 0.2, 0.2};
+    dir.write(
+        "skins.obj",
+        "o walls\n" +
+            ardent::test::hexahedron_obj(ardent::test::box_corners(lo - t, hi + t), "wall", false) +
+            ardent::test::hexahedron_obj(ardent::test::box_corners(lo, hi), "wall", true, 8));
+    dir.write("skins.json", R"({"format": "ardent-scene/1", "name": "skins",
+  "geometry": {"mesh": "skins.obj", "up": "z"}, "materials": {"wall": {"absorption": 0.1}},
+  "surfaces": {"*": "wall"}, "sources": [{"name": "S1", "position": [1.5, 1.2, 1.4]}],
+  "receivers": [{"name": "R1", "position": [3.4, 2.7, 1.6]}],
+  "simulation": {"solver": "ard", "device": "cpu", "max_frequency": 250, "duration": 0.3}})");
+    const auto run = run_ardent("simulate skins.json -o out --quiet", dir.path());
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    json r;
+    std::ifstream(dir / "out" / "result.json") >> r;
+    const double mixing = r.at("band").at("geometric").at("mixing_time_s").get<double>();
+    const double room = 60, walls = 5.4 * 4.4 * 3.4 - room;
+    std::printf(
+        "mixing time %.4f s: sqrt(V) ms for the room's %.0f m^3 %.4f s, the walls' %.1f "
+        "m^3 %.4f s\n",
+        mixing, room, std::sqrt(room) * 1e-3, walls, std::sqrt(walls) * 1e-3);
+    EXPECT_NEAR(mixing / (std::sqrt(room) * 1e-3), 1, 0.05);
+}
+
+}  // namespace

@@ -14,6 +14,11 @@ namespace {
 constexpr double kPointsPerM2 = 25;
 constexpr size_t kMaxPoints = 256;
 
+// A surface that gets less than this share of a diffuse field's energy is taken as sealed off
+// from the room: the inside of a wall's two skins that a few rays leaked into, a slot whose
+// absorbing sides take all that enters it within centimetres.
+constexpr double kLeastReached = 0.05;
+
 // 1 up to a quarter wavelength, 0 from half a wavelength (the gap's first cross mode) on.
 double exposure(double gap, double wavelength) {
     return std::clamp((wavelength / 2 - gap) / (wavelength / 4), 0.0, 1.0);
@@ -45,8 +50,9 @@ GapAbsorption gap_absorption(const Room& room, const std::vector<double>& incide
             const double area = 0.5 * norm(cross(c[1] - c[0], c[2] - c[0]));
             if (!(area > 0)) continue;
             // The side the rays came from faces the air; what they missed of it.
-            const double missed = 1 - std::max(front, back) / (area * per_m2);
-            if (missed <= 0) continue;
+            const double reached = std::max(front, back) / (area * per_m2);
+            if (reached < kLeastReached || reached >= 1) continue;
+            const double missed = 1 - reached;
             const Vec3 n_air = room.normal(tri) * (front >= back ? 1.0 : -1.0);
             const size_t points = std::clamp<size_t>(
                 static_cast<size_t>(std::ceil(area * kPointsPerM2)), 1, kMaxPoints);

@@ -34,8 +34,8 @@ double mixing_time(const Room& room) {
 }  // namespace
 
 Engine::Engine(const TriangleMesh& mesh, const std::vector<int>& group_material, const Scene& scene,
-               int threads)
-    : room_(mesh, group_material, scene.materials),
+               int threads, double volume)
+    : room_(mesh, group_material, scene.materials, volume),
       duration_(scene.simulation.duration),
       speed_of_sound_(scene.simulation.speed_of_sound),
       threads_(threads) {
@@ -80,6 +80,7 @@ SourceResult Engine::run(size_t source_index, Vec3 source, const std::vector<Vec
     if (stop && stop->load()) return out;
     out.gap = gap_absorption(room_, out.rays.incident, speed_of_sound_, threads_);
     out.source_gain = boundary_gain(room_, source, speed_of_sound_);
+
     for (size_t r = 0; r < histograms.size(); ++r) {
         out.receiver_gain.push_back(boundary_gain(room_, receivers[r], speed_of_sound_));
         BandValues gain;

@@ -44,14 +44,14 @@ Plane canonical_plane(Vec3 n, Vec3 on) {
 }  // namespace
 
 Room::Room(const TriangleMesh& mesh, const std::vector<int>& group_material,
-           const std::vector<Material>& materials)
+           const std::vector<Material>& materials, double volume)
     : embree_(std::make_unique<Embree>()) {
     for (const Material& m : materials)
         surfaces_.push_back(surface_bands(m));
     bounds_ = mesh.bounds();
     const double size = std::max(1.0, norm(bounds_.size()));
     epsilon_ = 1e-6 * size + 1e-5;
-    volume_ = mesh.enclosed_volume();
+    volume_ = volume > 0 ? volume : mesh.enclosed_volume();
 
     embree_->device = rtcNewDevice(nullptr);
     if (!embree_->device) throw ResourceError("Embree could not start (rtcNewDevice failed)");

@@ -116,7 +116,7 @@ auto traced_with_progress(SimulateObserver& observer, const std::string& label, 
 
 FullBand::FullBand(const Preprocessed& p, int threads)
     : p_(p),
-      engine_(p.mesh, p.group_material, p.scene, threads),
+      engine_(p.mesh, p.group_material, p.scene, threads, p.air.mesh_volume),
       crossover_hz_(checked_crossover(p.scene)),
       threads_(threads) {}
 
@@ -179,6 +179,7 @@ std::optional<std::vector<FullBand::Ambisonic>> FullBand::run(size_t source,
                         {"gap_surface_m2", res.gap.gap_surface_m2},
                         {"gap_absorption_m2", res.gap.area_m2},
                         {"source_boundary_gain", res.source_gain},
+                        {"receiver_boundary_gain", res.receiver_gain},
                         {"image_sources_s", res.image_source_seconds},
                         {"ray_tracing_s", res.rays.seconds},
                         {"synthesis_s", res.synthesis_seconds},

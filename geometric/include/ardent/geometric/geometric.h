@@ -42,8 +42,9 @@ struct EnginePlan {
 
 class Engine {
   public:
+    // `volume`: the room's air in m^3 where known (Room's constructor says why), else 0.
     Engine(const TriangleMesh& mesh, const std::vector<int>& group_material, const Scene& scene,
-           int threads);
+           int threads, double volume = 0);
     const EnginePlan& plan() const { return plan_; }
     const Room& room() const { return room_; }
 

@@ -31,9 +31,12 @@ struct Hit {
 
 class Room {
   public:
-    // `group_material`: the material index of each mesh group (map_surfaces).
+    // `group_material`: the material index of each mesh group (map_surfaces). `volume` (m^3): the
+    // room's air, where the caller knows it (preprocessing's mesh_volume: a model whose walls
+    // have two skins encloses only the walls' own volume by the divergence theorem); 0: the
+    // volume the mesh's triangles enclose.
     Room(const TriangleMesh& mesh, const std::vector<int>& group_material,
-         const std::vector<Material>& materials);
+         const std::vector<Material>& materials, double volume = 0);
     ~Room();
     Room(const Room&) = delete;
     Room& operator=(const Room&) = delete;
@@ -59,7 +62,7 @@ class Room {
 
     // Distance a query starts past its origin, so a ray leaving a surface does not hit it again.
     double epsilon() const { return epsilon_; }
-    double volume() const { return volume_; }  // enclosed by the mesh (m^3)
+    double volume() const { return volume_; }  // the room's air (m^3)
     double area() const { return area_; }      // of all triangles (m^2)
     const Box3& bounds() const { return bounds_; }
 
