@@ -1,8 +1,8 @@
 // The geometric engine's diffuse part near surfaces: a source or receiver close to a reflecting
 // plane (boundary_gain.h, Waterhouse's factor, against its formula with the plane's own
 // reflection factor) and absorbers in narrow gaps (gap_absorption.h: a panel 0.1 m off a wall
-// absorbs with its back as well; a panel far from the wall needs nothing added, and the decay of
-// a room with the narrow gap equals that with a wide one). Sizes and positions from printed seeds.
+// absorbs with its back as well, less the gap's own losses; a panel far from the wall needs
+// nothing added). Sizes and positions from printed seeds.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -152,20 +152,23 @@ TEST_P(GapAbsorption, PanelBackInANarrowGapAbsorbs) {
     const PanelCase c = draw_panel(GetParam());
     const double back = c.width * c.height;
     const PanelRun narrow = run_panel(c, 0.1), wide = run_panel(c, 1.0);
-    // The back (0.8 of its area) counts at 125-500 Hz, less the little the rays brought it; from
-    // 2 kHz on the 0.1 m gap is wider than half a wavelength.
+    // The back counts at 125-500 Hz, less the little the rays brought it and less the gap's own
+    // losses from its mouth in (the panel absorbs 0.8); from 2 kHz on the 0.1 m gap is wider
+    // than half a wavelength.
     for (size_t b = 0; b < 3; ++b) {
-        EXPECT_GT(narrow.gap.area_m2[b], 0.5 * 0.8 * back) << b;
-        EXPECT_LT(narrow.gap.area_m2[b], 0.8 * back + 0.5) << b;
+        EXPECT_GT(narrow.gap.area_m2[b], 0.2 * 0.8 * back) << b;
+        EXPECT_LT(narrow.gap.area_m2[b], 0.8 * back) << b;
     }
     for (size_t b = 4; b < geo::kBands; ++b)
         EXPECT_EQ(narrow.gap.area_m2[b], 0.0) << b;
     // A metre off the wall the back is in the rays' reach from 250 Hz on.
     for (size_t b = 1; b < geo::kBands; ++b)
         EXPECT_EQ(wide.gap.area_m2[b], 0.0) << b;
-    // The rays alone decay slower with the narrow gap; with its absorption as with the wide one.
+    // The rays alone decay slower with the narrow gap; its absorption brings the decay towards,
+    // not past, that of the back in the open.
     EXPECT_GT(narrow.t20_raw / wide.t20_raw, 1.04);
-    EXPECT_NEAR(narrow.t20 / wide.t20, 1, 0.03);
+    EXPECT_LT(narrow.t20, narrow.t20_raw * 0.99);
+    EXPECT_GT(narrow.t20, wide.t20);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, GapAbsorption, testing::Values(371u, 372u, 373u));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "parallel.h"
 #include "random.h"
@@ -22,6 +23,49 @@ constexpr double kLeastReached = 0.05;
 // 1 up to a quarter wavelength, 0 from half a wavelength (the gap's first cross mode) on.
 double exposure(double gap, double wavelength) {
     return std::clamp((wavelength / 2 - gap) / (wavelength / 4), 0.0, 1.0);
+}
+
+// The normalised conductance of a locally reacting face with normal-incidence absorption a (a
+// real impedance): a = 1 - ((1 - g) / (1 + g))^2.
+double conductance(double a) {
+    const double r = std::sqrt(std::max(0.0, 1 - a));
+    return (1 - r) / (1 + r);
+}
+
+// The plane wave in a gap of width w between faces of conductances g1 + g2 = g loses amplitude as
+// exp(-kappa x) along it: its wavenumber squared is k^2 + i k g / w.
+double attenuation(double k, double g, double w) {
+    const double re = k * k, im = k * g / w;
+    const double mod = std::hypot(re, im);
+    return im / (2 * std::sqrt((mod + re) / 2));
+}
+
+// How far the point p (on a surface, its gap `w` wide along n) lies from the gap's mouth: along
+// four directions in the surface, the first place where either side of the mid-gap opens
+// (nothing within 1.5 w), or where the gap is closed (something across the way): no mouth that
+// way. At most kDeepest.
+constexpr double kDeepest = 2.0;
+double depth(const Room& room, Vec3 p, Vec3 n, double w) {
+    const Vec3 helper = std::abs(n.x) < 0.9 ? Vec3{1, 0, 0} : Vec3{0, 1, 0};
+    Vec3 t1 = cross(n, helper);
+    t1 = t1 * (1 / norm(t1));
+    const Vec3 t2 = cross(n, t1);
+    const Vec3 mid = p + n * (w / 2);
+    double best = kDeepest;
+    for (const Vec3 u : {t1, t1 * -1.0, t2, t2 * -1.0}) {
+        const auto wall = room.intersect(mid, u, best);
+        const double reach = wall ? wall->distance : best;
+        for (double s = std::max(0.02, w / 2); s < reach; s *= 1.25) {
+            const Vec3 q = mid + u * s;
+            const auto up = room.intersect(q, n, 1.5 * w),
+                       down = room.intersect(q, n * -1.0, 1.5 * w);
+            if (!up || !down) {
+                best = std::min(best, s);
+                break;
+            }
+        }
+    }
+    return best;
 }
 
 }  // namespace
@@ -57,6 +101,7 @@ GapAbsorption gap_absorption(const Room& room, const std::vector<double>& incide
             const size_t points = std::clamp<size_t>(
                 static_cast<size_t>(std::ceil(area * kPointsPerM2)), 1, kMaxPoints);
             Random rng(0x67617073ull, i);
+            const SurfaceBands& sb = room.surface(tri);
             BandValues exposed{};
             for (size_t k = 0; k < points; ++k) {
                 double u = rng.uniform(), v = rng.uniform();
@@ -67,10 +112,18 @@ GapAbsorption gap_absorption(const Room& room, const std::vector<double>& incide
                 const Vec3 p = c[0] + (c[1] - c[0]) * u + (c[2] - c[0]) * v;
                 const auto hit = room.intersect(p, n_air, widest);
                 if (!hit) continue;
-                for (size_t b = 0; b < kBands; ++b)
-                    exposed[b] += exposure(hit->distance, speed_of_sound / kBandHz[b]);
+                const double w = hit->distance;
+                // Both faces' losses attenuate the gap's plane wave from its mouth inwards.
+                const double d = depth(room, p, n_air, w);
+                const SurfaceBands& across = room.surface(hit->triangle);
+                for (size_t b = 0; b < kBands; ++b) {
+                    const double wavenumber = 2 * std::numbers::pi * kBandHz[b] / speed_of_sound;
+                    const double g =
+                        conductance(sb.absorption[b]) + conductance(across.absorption[b]);
+                    exposed[b] += exposure(w, speed_of_sound / kBandHz[b]) *
+                                  std::exp(-2 * attenuation(wavenumber, g, w) * d);
+                }
             }
-            const SurfaceBands& sb = room.surface(tri);
             for (size_t b = 0; b < kBands; ++b)
                 mine.area_m2[b] +=
                     missed * exposed[b] / static_cast<double>(points) * sb.absorption[b] * area;
