@@ -1,12 +1,13 @@
 // Absorbers in narrow gaps (docs/full-band.md, "Absorbers in narrow gaps"). A surface that faces
 // another across a gap narrower than a quarter wavelength (a panel's back 0.1 m off a wall, the
 // underside of a seat) lies in the room's sound pressure: the gap has no cross mode below half a
-// wavelength, so its pressure is the room's and the surface absorbs as one facing the room would.
-// Rays reach it only through the gap's mouth. The share of its diffuse-field irradiation that
-// the rays missed (the energy they brought per triangle and side) times its exposure (1 for gaps
-// up to a quarter wavelength, falling to 0 at half a wavelength) times its absorption is an
-// absorption area per band, which the diffuse part of the IR decays with on top of the rays'
-// own losses: its energy falls by exp(-c A t / (4 V)) more (Sabine's rate for the extra area).
+// wavelength, so a plane wave runs into it from its mouth and the surface absorbs what it brings.
+// Rays reach it only through the mouth. The share of its diffuse-field irradiation that the rays
+// missed (the energy they brought per triangle and side) times its exposure (1 for gaps up to a
+// quarter wavelength, falling to 0 at half a wavelength, times the gap's own losses on the way
+// in from the mouth) times its absorption is an absorption area per band, which the diffuse part
+// of the IR decays with on top of the rays' own losses: its energy falls by exp(-c A t / (4 V))
+// more (Sabine's rate for the extra area).
 #pragma once
 
 #include <cstdint>
