@@ -59,11 +59,15 @@ SourceResult Engine::run(size_t source_index, Vec3 source, const std::vector<Vec
     const auto candidates = candidate_sequences(room_, source, plan_.image_source_order,
                                                 plan_.candidate_rays, seed + 1, threads_);
     out.candidates = candidates.size();
+    // Receivers on all threads: a hall's chairs block many paths' segments, and each blocked
+    // segment samples its Fresnel zones (fresnel.h).
     std::vector<std::vector<SpecularPath>> paths(receivers.size());
-    for (size_t r = 0; r < receivers.size(); ++r) {
-        paths[r] = specular_paths(room_, source, receivers[r], candidates, speed_of_sound_);
-        out.specular_paths.push_back(paths[r].size());
-    }
+    parallel_ranges(receivers.size(), thread_count(threads_), [&](size_t begin, size_t end, int) {
+        for (size_t r = begin; r < end; ++r)
+            paths[r] = specular_paths(room_, source, receivers[r], candidates, speed_of_sound_);
+    });
+    for (const auto& p : paths)
+        out.specular_paths.push_back(p.size());
     out.image_source_seconds = seconds_since(t0);
 
     RayTracingSettings rt;
