@@ -20,11 +20,13 @@
 #include "ardent/geometric/room.h"
 #include "ardent/geometric/synthesis.h"
 #include "ardent/preprocess/mesh_import.h"
+#include "histogram_t20.h"
 
 namespace {
 
 using ardent::Vec3;
 namespace geo = ardent::geometric;
+using ardent::test::histogram_t20;
 
 struct BoxCase {
     Vec3 size, source, receiver;
@@ -127,32 +129,6 @@ TEST_P(RigidShoebox, ImageSourcesEqualTheExactImageSourceIr) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RigidShoebox, testing::Values(1u, 2u, 3u));
-
-// T20 of an energy histogram's band (Schroeder's backward integral, fitted -5 to -25 dB).
-double histogram_t20(const geo::EnergyHistogram& h, size_t band) {
-    std::vector<double> tail(h.bins.size() + 1, 0.0);
-    for (size_t k = h.bins.size(); k-- > 0;)
-        tail[k] = tail[k + 1] + h.bins[k][band];
-    std::vector<double> t, db;
-    for (size_t k = 0; k < h.bins.size(); ++k) {
-        const double level = 10 * std::log10(tail[k] / tail[0]);
-        if (level <= -5 && level >= -25) {
-            t.push_back((static_cast<double>(k) + 0.5) * h.bin);
-            db.push_back(level);
-        }
-    }
-    double mt = 0, md = 0;
-    for (size_t i = 0; i < t.size(); ++i) {
-        mt += t[i] / static_cast<double>(t.size());
-        md += db[i] / static_cast<double>(t.size());
-    }
-    double sxy = 0, sxx = 0;
-    for (size_t i = 0; i < t.size(); ++i) {
-        sxy += (t[i] - mt) * (db[i] - md);
-        sxx += (t[i] - mt) * (t[i] - mt);
-    }
-    return -60 / (sxy / sxx);
-}
 
 class DiffuseShoebox : public testing::TestWithParam<unsigned> {};
 

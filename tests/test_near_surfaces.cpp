@@ -14,12 +14,14 @@
 #include "ardent/geometric/gap_absorption.h"
 #include "ardent/geometric/ray_tracer.h"
 #include "ardent/geometric/room.h"
+#include "histogram_t20.h"
 #include "mesh_builders.h"
 
 namespace {
 
 using ardent::Vec3;
 namespace geo = ardent::geometric;
+using ardent::test::histogram_t20;
 constexpr double kSpeed = 343;
 
 ardent::Material material(const std::string& name, double alpha, double scattering) {
@@ -96,25 +98,6 @@ struct PanelRun {
     geo::GapAbsorption gap;
     double t20_raw = 0, t20 = 0;  // 500 Hz, without and with the gap's absorption
 };
-
-// T20 of an energy histogram's band (Schroeder's backward integral, fitted -5 to -25 dB).
-double histogram_t20(const geo::EnergyHistogram& h, size_t band) {
-    std::vector<double> tail(h.bins.size() + 1, 0.0);
-    for (size_t k = h.bins.size(); k-- > 0;)
-        tail[k] = tail[k + 1] + h.bins[k][band];
-    double st = 0, sd = 0, stt = 0, sdt = 0, n = 0;
-    for (size_t k = 0; k < h.bins.size(); ++k) {
-        const double level = 10 * std::log10(tail[k] / tail[0]);
-        if (level > -5 || level < -25) continue;
-        const double t = (static_cast<double>(k) + 0.5) * h.bin;
-        st += t;
-        sd += level;
-        stt += t * t;
-        sdt += t * level;
-        n += 1;
-    }
-    return -60 / ((n * sdt - st * sd) / (n * stt - st * st));
-}
 
 // The panel with its back `gap` metres off the wall, absorbing 0.8 on every face, in a room of
 // hard, scattering walls.

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "random.h"
+
 namespace ardent::geometric {
 namespace {
 
@@ -22,14 +24,6 @@ std::array<DiskPoint, kFresnelSamples> disk_points() {
     return p;
 }
 
-// Two unit vectors across `d` (unit).
-void across(Vec3 d, Vec3& e1, Vec3& e2) {
-    const Vec3 helper = std::abs(d.x) < 0.9 ? Vec3{1, 0, 0} : Vec3{0, 1, 0};
-    e1 = cross(d, helper);
-    e1 = e1 * (1 / norm(e1));
-    e2 = cross(d, e1);
-}
-
 }  // namespace
 
 BandValues fresnel_share(const Room& room, Vec3 a, Vec3 b, double speed_of_sound) {
@@ -45,8 +39,7 @@ BandValues fresnel_share(const Room& room, Vec3 a, Vec3 b, double speed_of_sound
     // obstacle right at an end (a source against a cabinet) leaves little room to get round.
     const double s = std::clamp(hit->distance, 0.0, d);
     const Vec3 centre = a + dir * s;
-    Vec3 e1, e2;
-    across(dir, e1, e2);
+    const auto [e1, e2] = basis_around(dir);
     static const auto points = disk_points();
     for (int band = 0; band < kBands; ++band) {
         const double lambda = speed_of_sound / kBandHz[static_cast<size_t>(band)];

@@ -46,10 +46,7 @@ double attenuation(double k, double g, double w) {
 // way. At most kDeepest.
 constexpr double kDeepest = 2.0;
 double depth(const Room& room, Vec3 p, Vec3 n, double w) {
-    const Vec3 helper = std::abs(n.x) < 0.9 ? Vec3{1, 0, 0} : Vec3{0, 1, 0};
-    Vec3 t1 = cross(n, helper);
-    t1 = t1 * (1 / norm(t1));
-    const Vec3 t2 = cross(n, t1);
+    const auto [t1, t2] = basis_around(n);
     const Vec3 mid = p + n * (w / 2);
     double best = kDeepest;
     for (const Vec3 u : {t1, t1 * -1.0, t2, t2 * -1.0}) {
@@ -141,12 +138,20 @@ GapAbsorption gap_absorption(const Room& room, const std::vector<double>& incide
     return out;
 }
 
+BandValues diffuse_factor(const BandValues& rate_per_s, const BandValues& gain, double t) {
+    BandValues f;
+    for (size_t b = 0; b < kBands; ++b)
+        f[b] = gain[b] * std::exp(-rate_per_s[b] * t);
+    return f;
+}
+
 void apply_gap_absorption(EnergyHistogram& h, const BandValues& rate_per_s,
                           const BandValues& gain) {
     for (size_t k = 0; k < h.bins.size(); ++k) {
-        const double t = (static_cast<double>(k) + 0.5) * h.bin;
+        const BandValues f =
+            diffuse_factor(rate_per_s, gain, (static_cast<double>(k) + 0.5) * h.bin);
         for (size_t b = 0; b < kBands; ++b)
-            h.bins[k][b] *= gain[b] * std::exp(-rate_per_s[b] * t);
+            h.bins[k][b] *= f[b];
     }
     // The directional bins are shares per direction (the synthesis normalises them per bin).
 }

@@ -5,10 +5,17 @@
 #include <cmath>
 #include <cstdint>
 #include <numbers>
+#include <utility>
 
 #include "ardent/preprocess/vec.h"
 
 namespace ardent::geometric {
+
+// Two unit vectors that make an orthonormal basis with the unit vector n (Duff et al. 2017).
+inline std::pair<Vec3, Vec3> basis_around(Vec3 n) {
+    const double s = std::copysign(1.0, n.z), a = -1 / (s + n.z), b = n.x * n.y * a;
+    return {Vec3{1 + s * n.x * n.x * a, s * b, -s * n.x}, Vec3{b, s + n.y * n.y * a, -n.y}};
+}
 
 class Random {
   public:
@@ -32,10 +39,7 @@ class Random {
     Vec3 lambert(Vec3 n) {
         const double u = uniform(), phi = 2 * std::numbers::pi * uniform();
         const double r = std::sqrt(u), z = std::sqrt(std::max(0.0, 1 - u));
-        // An orthonormal basis around n (Duff et al. 2017).
-        const double s = std::copysign(1.0, n.z), a = -1 / (s + n.z), b = n.x * n.y * a;
-        const Vec3 t1{1 + s * n.x * n.x * a, s * b, -s * n.x};
-        const Vec3 t2{b, s + n.y * n.y * a, -n.y};
+        const auto [t1, t2] = basis_around(n);
         return t1 * (r * std::cos(phi)) + t2 * (r * std::sin(phi)) + n * z;
     }
 

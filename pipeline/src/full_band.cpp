@@ -227,12 +227,13 @@ std::optional<auralize::GridGeometric> FullBand::grid(size_t source, SimulateObs
     // them (run() comes first); the grid points' own nearby surfaces are left out.
     if (const auto g = gap_.find(source); g != gap_.end()) {
         const size_t bins = field.bins();
-        for (size_t i = 0; i < field.energy.size(); ++i) {
-            const size_t k = i / B % bins, b = i % B;
-            const double t = 0.5 * (field.bin_edges[k] + field.bin_edges[k + 1]);
-            field.energy[i] *=
-                static_cast<float>(g->second.source_gain[b] * std::exp(-g->second.rate[b] * t));
-        }
+        std::vector<geometric::BandValues> factor(bins);
+        for (size_t k = 0; k < bins; ++k)
+            factor[k] =
+                geometric::diffuse_factor(g->second.rate, g->second.source_gain,
+                                          0.5 * (field.bin_edges[k] + field.bin_edges[k + 1]));
+        for (size_t i = 0; i < field.energy.size(); ++i)
+            field.energy[i] *= static_cast<float>(factor[i / B % bins][i % B]);
     }
     auralize::GridGeometric out;
     out.crossover_hz = crossover_hz_;

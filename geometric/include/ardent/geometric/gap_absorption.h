@@ -30,8 +30,12 @@ struct GapAbsorption {
 GapAbsorption gap_absorption(const Room& room, const std::vector<double>& incident,
                              double speed_of_sound, int threads);
 
-// The diffuse energy after the extra decay: every bin times gain exp(-rate t) at its mid-time
-// (`gain`: boundary_gain.h's, source times receiver).
+// The diffuse energy's factor at time t (s): gain exp(-rate t) per band (`gain`:
+// boundary_gain.h's).
+BandValues diffuse_factor(const BandValues& rate_per_s, const BandValues& gain, double t);
+
+// The diffuse energy after the extra decay: every bin times diffuse_factor at its mid-time
+// (`gain`: source times receiver).
 void apply_gap_absorption(EnergyHistogram& h, const BandValues& rate_per_s, const BandValues& gain);
 
 }  // namespace ardent::geometric
