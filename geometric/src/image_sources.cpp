@@ -42,18 +42,18 @@ std::vector<std::vector<uint32_t>> candidate_sequences(const Room& room, Vec3 so
 namespace {
 
 // The path of one plane sequence, cast back from the receiver towards each image in turn; its
-// reflection points must lie on the sequence's planes, in order. A segment that something blocks
-// keeps what gets round it (fresnel_share); a path with nothing left in any band is no path.
+// reflection points must lie on the sequence's planes, in order. A reflection keeps the share of
+// its Fresnel zone that its plane covers (reflection_zone: a point just past a free edge still
+// reflects a little, one just inside it a little less than all); a segment that something
+// blocks keeps what gets round it (fresnel_share), where its reflection point itself lies on the
+// plane. A path with nothing left in any band is no path.
 bool trace_back(const Room& room, Vec3 receiver, const std::vector<Vec3>& images,
                 const std::vector<uint32_t>& seq, double speed_of_sound, SpecularPath& path) {
     const double tol = 1e3 * room.epsilon();
+    const double total = norm(images.back() - receiver);
+    double travelled = 0;
     Vec3 x = receiver;
     path.factor.fill(1.0);
-    const auto coplanar = [&](uint32_t triangle, const Plane& p) {
-        const Plane& q = room.plane(room.plane_of(triangle));
-        return std::abs(dot(q.normal, p.normal)) >= 1 - 1e-6 &&
-               std::abs(q.offset - p.offset) <= tol;
-    };
     const auto keep = [&](const BandValues& share) {
         for (size_t b = 0; b < kBands; ++b)
             path.factor[b] *= share[b];
@@ -69,24 +69,21 @@ bool trace_back(const Room& room, Vec3 receiver, const std::vector<Vec3>& images
         const double t_plane = (p.offset - dot(p.normal, x)) / denom;
         if (t_plane <= room.epsilon()) return false;
         const Vec3 at = x + dir * t_plane;
+        travelled += t_plane;
         const auto hit = room.intersect(x, dir, t_plane + tol);
-        if (!hit) return false;
-        uint32_t triangle = hit->triangle;
-        if (hit->distance < t_plane - tol) {
-            // Blocked on the way: the reflection point must still lie on the plane's triangles
-            // (a short probe onto it from the side the path comes from).
-            const Vec3 side = p.normal * (dot(p.normal, x - at) > 0 ? 1.0 : -1.0);
-            const auto probe = room.intersect(at + side * tol, side * -1.0, 2 * tol);
-            if (!probe || !coplanar(probe->triangle, p)) return false;
-            triangle = probe->triangle;
-            keep(fresnel_share(room, x, at, speed_of_sound));
-        } else if (std::abs(hit->distance - t_plane) > tol || !coplanar(triangle, p)) {
-            return false;
-        }
+        // Where the path meets a surface on the way or at the plane (an obstacle, another wall
+        // across the plane), its reflection point must lie on the plane's triangles; where it
+        // meets none, the point is in the air past the plane's edge.
+        const auto zone =
+            reflection_zone(room, p, at, dir, travelled, total, speed_of_sound, hit.has_value());
+        if (!zone) return false;
+        if (hit && hit->distance < t_plane - tol) keep(fresnel_share(room, x, at, speed_of_sound));
+        keep(zone->share);
         if (j + 1 == seq.size()) path.direction = dir;
-        const SurfaceBands& s = room.surface(triangle);
+        const SurfaceBands& s = room.surface(zone->triangle);
         for (size_t b = 0; b < kBands; ++b)
             path.factor[b] *= std::sqrt((1 - s.absorption[b]) * (1 - s.scattering[b]));
+        if (*std::max_element(path.factor.begin(), path.factor.end()) <= 0) return false;
         x = at;
     }
     keep(fresnel_share(room, x, images[0], speed_of_sound));

@@ -20,7 +20,8 @@ struct SpecularPath {
     int order = 0;      // reflections (0: the direct sound)
     // Pressure factor per band: the product over the reflections of sqrt((1 - a)(1 - s)), the
     // specular share of the reflected energy (the scattered share is the ray tracer's), times
-    // what gets round obstacles on a blocked segment (fresnel.h).
+    // each reflection's share of its Fresnel zone on the plane and what gets round obstacles on a
+    // blocked segment (fresnel.h).
     BandValues factor{};
     Vec3 direction;  // unit vector from the receiver towards where the sound arrives from
 };
@@ -31,9 +32,11 @@ std::vector<std::vector<uint32_t>> candidate_sequences(const Room& room, Vec3 so
                                                        size_t rays, uint64_t seed, int threads);
 
 // The valid specular paths from `source` to `receiver`: the direct sound and every candidate
-// whose reflection points lie on its planes, sorted by length; a path found by two sequences
-// (coplanar planes kept apart) once. A segment that something blocks keeps, per band, what gets
-// round the obstacle (fresnel.h); a path with nothing left is left out.
+// whose reflection points lie on its planes, or in the air within a Fresnel zone of their edges,
+// sorted by length; a path found by two sequences (coplanar planes kept apart) once. Each
+// reflection keeps, per band, the share of its zone the plane covers, and a segment that
+// something blocks what gets round the obstacle (fresnel.h); a path with nothing left is left
+// out.
 std::vector<SpecularPath> specular_paths(const Room& room, Vec3 source, Vec3 receiver,
                                          const std::vector<std::vector<uint32_t>>& candidates,
                                          double speed_of_sound);
