@@ -430,7 +430,12 @@ TEST_F(AuralizeCli, AmbixIrIsTurnedToTheListener) {
     ASSERT_EQ(left.channels, 2);
     // --binaural is --hrtf with the default set.
     run("dry.wav ambix.wav --hrtf " + auralize::HrtfSet::default_file().string() + " -o hrtf.wav");
-    EXPECT_EQ(audio::read_audio(dir / "hrtf.wav").samples, left.samples);
+    // Equal to rounding: FFTW's plans may differ between the two runs (estimated at first, then
+    // measured ones learned in the background), and with them the last bits.
+    const auto hrtf = audio::read_audio(dir / "hrtf.wav");
+    ASSERT_EQ(hrtf.channels, 2);
+    EXPECT_LE(error_db(hrtf.channel(0), left.channel(0)), -100.0);
+    EXPECT_LE(error_db(hrtf.channel(1), left.channel(1)), -100.0);
     run("dry.wav ambix.wav --binaural --facing 0,1,0 -o front.wav");
     run("dry.wav ambix.wav --binaural --facing 0,-1,0 -o back.wav");
     run("dry.wav ambix.wav --binaural --facing -1,0,0 --up 0,0,2 -o right.wav");

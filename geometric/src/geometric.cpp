@@ -53,11 +53,14 @@ SourceResult Engine::run(size_t source_index, Vec3 source, const std::vector<Vec
                          double sample_rate, size_t samples, std::atomic<size_t>* rays_done,
                          const std::atomic<bool>* stop, int ambisonic_order) const {
     SourceResult out;
-    if (receivers.empty()) return out;  // nothing to trace for
     const uint64_t seed = 0x61726465ull + 7919 * source_index;
     auto t0 = std::chrono::steady_clock::now();
-    const auto candidates = candidate_sequences(room_, source, plan_.image_source_order,
-                                                plan_.candidate_rays, seed + 1, threads_);
+    // Without receivers the rays still run: the narrow gaps' absorption and the source's gain
+    // come from them, and a listener grid applies both (FullBand::grid).
+    const auto candidates = receivers.empty()
+                                ? std::vector<std::vector<uint32_t>>{}
+                                : candidate_sequences(room_, source, plan_.image_source_order,
+                                                      plan_.candidate_rays, seed + 1, threads_);
     out.candidates = candidates.size();
     // Receivers on all threads: a hall's chairs block many paths' segments, and each blocked
     // segment samples its Fresnel zones (fresnel.h).

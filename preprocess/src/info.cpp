@@ -129,9 +129,12 @@ nlohmann::ordered_json geometric_estimate(const Preprocessed& p) {
         {"ray_queries", queries},
         {"threads", threads},
         {"seconds_per_source", queries / (kQueriesPerSecondPerThread * threads)},
-        {"memory_bytes", threads * static_cast<double>(s.receivers.size()) * bins * 64 +
-                             100.0 * static_cast<double>(p.mesh.triangles.size()) +
-                             48 * (samples + 0.1 * s.output_sample_rate)}};
+        // Per thread: the receivers' histograms and the energy each triangle's sides received
+        // (two doubles a triangle, for the narrow gaps' survey).
+        {"memory_bytes",
+         threads * static_cast<double>(s.receivers.size()) * bins * 64 +
+             (100.0 + 16 * (threads + 1)) * static_cast<double>(p.mesh.triangles.size()) +
+             48 * (samples + 0.1 * s.output_sample_rate)}};
     // The listener grid's part (docs/full-band.md, "The listener grid"): more rays, one query per
     // reflection (the cubes a leg crosses cost about as much again: 2.2 M queries per second per
     // thread measured on a 6 x 4.5 x 3 m box, 648 points, 2026-11-27), first-order image sources

@@ -51,7 +51,8 @@ class Engine {
     // `rays_done` counts rays as they finish (plan().rays per source); returns early, with
     // incomplete IRs, when `stop` becomes true (the caller checks it).
     // `ambisonic_order` > 0 (at most 3) also gives each receiver's IR as AmbiX channels, its
-    // diffuse part from arrival directions (then irs[r] is their W channel).
+    // diffuse part from arrival directions (then irs[r] is their W channel). Without receivers
+    // the rays still run, for `gap` and `source_gain`.
     SourceResult run(size_t source_index, Vec3 source, const std::vector<Vec3>& receivers,
                      double sample_rate, size_t samples, std::atomic<size_t>* rays_done = nullptr,
                      const std::atomic<bool>* stop = nullptr, int ambisonic_order = 0) const;
