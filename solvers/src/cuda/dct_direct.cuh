@@ -41,13 +41,32 @@ ARDENT_HD constexpr bool is_direct_length(int n) {
     return n == 1;
 }
 
-// Where length n's matrices start in the direct table: per length, in increasing order, the
-// forward matrix F[k][j] = 2 cos(pi k (2j + 1) / (2n)) and then the inverse matrix
-// I[j][k] = (k == 0 ? 1 : 2) cos(pi k (2j + 1) / (2n)), both row-major.
+// Output pairs one thread computes at once (direct_forward_apply, direct_inverse_apply).
+inline constexpr int kDirectPairs = 4;
+
+ARDENT_HD constexpr int round_up_pairs(int v) {
+    return (v + kDirectPairs - 1) / kDirectPairs * kDirectPairs;
+}
+
+// Length n's matrices, F[k][j] = 2 cos(pi k (2j + 1) / (2n)) forward and
+// I[j][k] = (k == 0 ? 1 : 2) cos(pi k (2j + 1) / (2n)) inverse, laid out for the mirrored sums
+// (direct_forward_apply) with a thread's kDirectPairs outputs side by side, so that one 16-byte
+// read brings them all: the even rows E[j][m] = F[2m][j] for j < (n + 1) / 2 (the last one an odd
+// line's middle point), then the odd rows O[j][m] = F[2m + 1][j] for j < n / 2, each of
+// round_up_pairs((n + 1) / 2) entries; then the inverse transposed, T[k][j] = I[j][k] for
+// j < (n + 1) / 2, rows of the same width. Entries past a length's outputs are zero.
+ARDENT_HD constexpr int direct_width(int n) {
+    return round_up_pairs((n + 1) / 2);
+}
+ARDENT_HD constexpr int direct_size(int n) {
+    return ((n + 1) / 2 + n / 2 + n) * direct_width(n);
+}
+// Where length n's matrices start in the direct table (lengths in increasing order; every start
+// a multiple of kDirectPairs entries, so the 16-byte reads are aligned).
 ARDENT_HD constexpr int direct_offset(int n) {
     int o = 0;
     for (int m = 2; m < n; ++m)
-        if (is_direct_length(m)) o += 2 * m * m;
+        if (is_direct_length(m)) o += direct_size(m);
     return o;
 }
 inline constexpr int kDirectTable = direct_offset(kMaxDirectLine + 1);
@@ -55,22 +74,30 @@ inline constexpr int kDirectTable = direct_offset(kMaxDirectLine + 1);
 template <typename Real>
 std::vector<Real> direct_matrices() {
     const double pi = 3.14159265358979323846;
-    std::vector<Real> t(kDirectTable);
+    std::vector<Real> t(kDirectTable, Real(0));
     for (int n = 2; n <= kMaxDirectLine; ++n) {
         if (!is_direct_length(n)) continue;
-        Real* f = t.data() + direct_offset(n);
-        Real* inv = f + n * n;
+        const int w = direct_width(n), half = (n + 1) / 2;
+        Real* even = t.data() + direct_offset(n);
+        Real* odd = even + half * w;
+        Real* inv = odd + (n / 2) * w;
+        // cos(pi k (2j + 1) / (2n)) with the angle reduced to one period (cos sees a small,
+        // exactly known argument) and exact zeros at odd multiples of pi/2: the mirror split
+        // relies on them.
+        const auto c = [&](int k, int j) {
+            const int q = (k * (2 * j + 1)) % (4 * n);
+            return q % (2 * n) == n ? 0.0 : std::cos(pi * q / (2.0 * n));
+        };
+        for (int m = 0; m < half; ++m) {
+            for (int j = 0; j < half; ++j)
+                even[j * w + m] = static_cast<Real>(2 * c(2 * m, j));
+            if (2 * m + 1 < n)
+                for (int j = 0; j < n / 2; ++j)
+                    odd[j * w + m] = static_cast<Real>(2 * c(2 * m + 1, j));
+        }
         for (int k = 0; k < n; ++k)
-            for (int j = 0; j < n; ++j) {
-                // The angle as a multiple of pi / (2n) reduced to one period: cos sees a small,
-                // exactly known argument.
-                const int q = (k * (2 * j + 1)) % (4 * n);
-                // Exact zeros where the angle is an odd multiple of pi/2: the mirror split
-                // (direct_forward_apply) relies on them.
-                const double c = q % (2 * n) == n ? 0.0 : std::cos(pi * q / (2.0 * n));
-                f[k * n + j] = static_cast<Real>(2 * c);
-                inv[j * n + k] = static_cast<Real>(k == 0 ? c : 2 * c);
-            }
+            for (int j = 0; j < half; ++j)
+                inv[k * w + j] = static_cast<Real>(k == 0 ? c(k, j) : 2 * c(k, j));
     }
     return t;
 }
@@ -102,9 +129,10 @@ struct DirectTile {
     Lines<false> ls;           // a direct side: never all powers of two
     long long first;           // first line
     int n, log2_lines, pitch;  // points per line, log2 of LPB, shared entries per point
-    Real* a;              // shared memory: the lines as loaded, point k of line i at k pitch + i
-    Real* b;              // shared memory: the transformed lines, the same layout
-    const Real* forward;  // this length's matrices (direct_matrices)
+    Real* a;           // shared memory: the lines as loaded, point k of line i at k pitch + i
+    Real* b;           // shared memory: the transformed lines, the same layout
+    const Real* even;  // this length's matrices (direct_matrices): E, O and T
+    const Real* odd;
     const Real* inverse;
 };
 
@@ -116,7 +144,17 @@ ARDENT_HD __forceinline__ DirectTile<Real> make_direct_tile(const DctGroup& g, i
     Real* a = static_cast<Real*>(smem);
     const Real* f = table + g.direct_matrix[axis];
     const Lines<false> ls(g, axis);
-    return {ls, (block - g.first_block[axis]) << ll, n, ll, pitch, a, a + n * pitch, f, f + n * n};
+    const int w = direct_width(n);
+    return {ls,
+            (block - g.first_block[axis]) << ll,
+            n,
+            ll,
+            pitch,
+            a,
+            a + n * pitch,
+            f,
+            f + (n + 1) / 2 * w,
+            f + ((n + 1) / 2 + n / 2) * w};
 }
 
 // Element e of a tile in loads, stores and the mode update: its shared-memory slot and its
@@ -136,13 +174,23 @@ ARDENT_HD __forceinline__ long long direct_element(const DirectTile<Real>& t, in
     return t.first + i < t.ls.count ? t.ls.base(t.first + i) + t.ls.step(k) : -1;
 }
 
-// A read of the matrix table through the read-only cache.
+// kDirectPairs consecutive entries of the matrix table (aligned: direct_offset) through the
+// read-only cache, in 16-byte reads.
 template <typename Real>
-ARDENT_HD __forceinline__ Real read_only(const Real* p) {
+ARDENT_HD __forceinline__ void read_pairs(const Real* p, Real (&v)[kDirectPairs]) {
+    static_assert(kDirectPairs == 4);
 #ifdef __CUDA_ARCH__
-    return __ldg(p);
+    if constexpr (sizeof(Real) == 4) {
+        const float4 q = __ldg(reinterpret_cast<const float4*>(p));
+        v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+    } else {
+        const double2 q0 = __ldg(reinterpret_cast<const double2*>(p));
+        const double2 q1 = __ldg(reinterpret_cast<const double2*>(p) + 1);
+        v[0] = q0.x, v[1] = q0.y, v[2] = q1.x, v[3] = q1.y;
+    }
 #else
-    return *p;
+    for (int r = 0; r < kDirectPairs; ++r)
+        v[r] = p[r];
 #endif
 }
 
@@ -191,93 +239,94 @@ ARDENT_HD __forceinline__ void direct_store(Block& b, const DirectTile<Real>& t,
     });
 }
 
-// Output pairs one thread computes at once (direct_forward_apply, direct_inverse_apply).
-inline constexpr int kDirectPairs = 4;
-
 // The cosine matrices' mirror symmetry, F[k][n-1-j] = (-1)^k F[k][j] and likewise I's rows,
 // halves the multiply-adds (the "partial butterfly" of video codecs' integer DCTs): a forward
 // output of even k is a sum over the h = n/2 mirrored sums x_j + x_{n-1-j}, one of odd k over
 // the differences, and the middle point of an odd line adds to the even outputs only (F[k][mid]
-// is zero for odd k). A warp's lanes take one pair of outputs of 32 consecutive lines: their
-// shared reads are consecutive and their matrix read is one entry, broadcast.
+// is zero for odd k). A warp's lanes take the same outputs of 32 consecutive lines: their shared
+// reads are consecutive and their matrix reads one 16-byte entry, broadcast; a thread keeps
+// kDirectPairs even and as many odd outputs (the table's padding gives zeros past n).
 #pragma nv_exec_check_disable
 template <typename Real, typename Block>
 ARDENT_HD __forceinline__ void direct_forward_apply(Block& b, const DirectTile<Real>& t,
                                                     const Real* from, Real* to) {
     constexpr int P = kDirectPairs;
     b.phase([&](int tid, DirectRegs&) {
-        const int n = t.n, h = n / 2, pairs = (n + 1) / 2, mask = (1 << t.log2_lines) - 1;
-        const int items = ((pairs + P - 1) / P) << t.log2_lines;
+        const int n = t.n, h = n / 2, w = direct_width(n), mask = (1 << t.log2_lines) - 1;
+        const int items = (w / P) << t.log2_lines;
         for (int o = tid; o < items; o += dct_threads<Real>()) {
-            const int i = o & mask, k0 = 2 * (o >> t.log2_lines) * P;
+            const int i = o & mask, m0 = (o >> t.log2_lines) * P;
             if (t.first + i >= t.ls.count) continue;
-            // Rows past n repeat the last row and are not stored.
-            const Real* even[P];
-            const Real* odd[P];
-#pragma unroll
-            for (int r = 0; r < P; ++r) {
-                even[r] = t.forward + (k0 + 2 * r < n ? k0 + 2 * r : n - 1) * n;
-                odd[r] = t.forward + (k0 + 2 * r + 1 < n ? k0 + 2 * r + 1 : n - 1) * n;
-            }
             const Real* x = from + i;
+            const Real* even = t.even + m0;
+            const Real* odd = t.odd + m0;
             Real se[P] = {}, so[P] = {};
             for (int j = 0; j < h; ++j) {
                 const Real a = x[j * t.pitch], c = x[(n - 1 - j) * t.pitch];
                 const Real sum = a + c, diff = a - c;
+                Real fe[P], fo[P];
+                read_pairs(even + j * w, fe);
+                read_pairs(odd + j * w, fo);
 #pragma unroll
                 for (int r = 0; r < P; ++r) {
-                    se[r] += sum * read_only(even[r] + j);
-                    so[r] += diff * read_only(odd[r] + j);
+                    se[r] += sum * fe[r];
+                    so[r] += diff * fo[r];
                 }
             }
             if (n & 1) {
                 const Real mid = x[h * t.pitch];
+                Real fe[P];
+                read_pairs(even + h * w, fe);
 #pragma unroll
                 for (int r = 0; r < P; ++r)
-                    se[r] += mid * read_only(even[r] + h);
+                    se[r] += mid * fe[r];
             }
 #pragma unroll
             for (int r = 0; r < P; ++r) {
-                if (k0 + 2 * r < n) to[(k0 + 2 * r) * t.pitch + i] = se[r];
-                if (k0 + 2 * r + 1 < n) to[(k0 + 2 * r + 1) * t.pitch + i] = so[r];
+                const int k = 2 * (m0 + r);
+                if (k < n) to[k * t.pitch + i] = se[r];
+                if (k + 1 < n) to[(k + 1) * t.pitch + i] = so[r];
             }
         }
     });
 }
 
 // The inverse: y_j = E_j + O_j and y_{n-1-j} = E_j - O_j, with E_j (O_j) the sum of row j's
-// terms of even (odd) k, for the first (n + 1) / 2 rows (O is zero on an odd line's middle row).
+// terms of even (odd) k, for the first (n + 1) / 2 rows (O is zero on an odd line's middle row);
+// a thread takes kDirectPairs consecutive rows, whose entries of one k lie side by side.
 #pragma nv_exec_check_disable
 template <typename Real, typename Block>
 ARDENT_HD __forceinline__ void direct_inverse_apply(Block& b, const DirectTile<Real>& t,
                                                     const Real* from, Real* to) {
     constexpr int P = kDirectPairs;
     b.phase([&](int tid, DirectRegs&) {
-        const int n = t.n, rows = (n + 1) / 2, mask = (1 << t.log2_lines) - 1;
-        const int items = ((rows + P - 1) / P) << t.log2_lines;
+        const int n = t.n, rows = (n + 1) / 2, w = direct_width(n);
+        const int mask = (1 << t.log2_lines) - 1, items = (w / P) << t.log2_lines;
         for (int o = tid; o < items; o += dct_threads<Real>()) {
             const int i = o & mask, j0 = (o >> t.log2_lines) * P;
             if (t.first + i >= t.ls.count) continue;
-            const Real* row[P];
-#pragma unroll
-            for (int r = 0; r < P; ++r)
-                row[r] = t.inverse + (j0 + r < rows ? j0 + r : rows - 1) * n;
             const Real* x = from + i;
+            const Real* col = t.inverse + j0;
             Real e[P] = {}, od[P] = {};
             int k = 0;
             for (; k + 1 < n; k += 2) {
                 const Real xe = x[k * t.pitch], xo = x[(k + 1) * t.pitch];
+                Real fe[P], fo[P];
+                read_pairs(col + k * w, fe);
+                read_pairs(col + (k + 1) * w, fo);
 #pragma unroll
                 for (int r = 0; r < P; ++r) {
-                    e[r] += xe * read_only(row[r] + k);
-                    od[r] += xo * read_only(row[r] + k + 1);
+                    e[r] += xe * fe[r];
+                    od[r] += xo * fo[r];
                 }
             }
             if (k < n) {
                 const Real xe = x[k * t.pitch];
+                Real fe[P];
+                read_pairs(col + k * w, fe);
 #pragma unroll
                 for (int r = 0; r < P; ++r)
-                    e[r] += xe * read_only(row[r] + k);
+                    e[r] += xe * fe[r];
             }
 #pragma unroll
             for (int r = 0; r < P; ++r) {
