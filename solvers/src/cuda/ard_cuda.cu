@@ -546,10 +546,16 @@ class ArdCuda final : public Solver, public Profiled {
                     renumber(*c);
             const int32_t* f[6] = {line.right,    line.left,      line.far_right,
                                    line.far_left, line.own_right, line.own_left};
-            for (int i = 0; i < 6; ++i)
+            // A plain line's far and own cells are its targets (load_line derives them).
+            bool plain = true;
+            for (int j = 0; j < kReach; ++j)
+                plain = plain && line.right[j] >= 0 && line.left[j] >= 0 &&
+                        line.far_right[j] == line.left[j] && line.far_left[j] == line.right[j] &&
+                        line.own_right[j] == line.right[j] && line.own_left[j] == line.left[j];
+            for (int i = 0; i < (plain ? 2 : 6); ++i)
                 for (int j = 0; j < kReach; ++j)
                     soa[static_cast<size_t>(i * kReach + j) * n + l] = f[i][j];
-            soa[static_cast<size_t>(6 * kReach) * n + l] = line.scheme;
+            soa[static_cast<size_t>(6 * kReach) * n + l] = line.scheme | (plain ? kPlainLine : 0);
         }
         return soa;
     }

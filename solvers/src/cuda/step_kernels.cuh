@@ -21,16 +21,32 @@ __device__ inline long long thread_index() {
 // The interface lines on the device are stored field by field ([field][line], the fields of
 // InterfaceLine in its order: right, left, far_right, far_left, own_right, own_left, scheme), so
 // that a warp's loads of one field are coalesced; as an array of structs each load touched 19
-// sectors per warp. `n` is the number of lines. A side without targets is not read.
+// sectors per warp. `n` is the number of lines. A side without targets is not read, nor are the
+// far and own cells of a plain line (kPlainLine in its scheme): one between two partitions each
+// at least kReach cells deep, whose far cells on either side are the other side's targets and
+// whose own cells are its own targets. Most of a hall's lines are plain; they read 7 of the 19
+// fields.
 inline constexpr int kLineFields = 6 * kReach + 1;
+inline constexpr int32_t kPlainLine = 1 << 16;
+
 __device__ inline InterfaceLine load_line(const int32_t* __restrict__ soa, long long n,
                                           long long l) {
     auto f = [&](int i) { return soa[i * n + l]; };
     InterfaceLine x;
+    const int32_t scheme = f(6 * kReach);
 #pragma unroll
     for (int j = 0; j < kReach; ++j) {
         x.right[j] = f(j);
         x.left[j] = f(kReach + j);
+    }
+    x.scheme = scheme & ~kPlainLine;
+    if (scheme & kPlainLine) {
+#pragma unroll
+        for (int j = 0; j < kReach; ++j) {
+            x.far_right[j] = x.own_left[j] = x.left[j];
+            x.far_left[j] = x.own_right[j] = x.right[j];
+        }
+        return x;
     }
     const bool right = x.right[0] >= 0, left = x.left[0] >= 0;
 #pragma unroll
@@ -40,7 +56,6 @@ __device__ inline InterfaceLine load_line(const int32_t* __restrict__ soa, long 
         x.own_right[j] = right ? f(4 * kReach + j) : -1;
         x.own_left[j] = left ? f(5 * kReach + j) : -1;
     }
-    x.scheme = f(6 * kReach);
     return x;
 }
 
