@@ -19,9 +19,8 @@
 #include "ardent/auralize/air_absorption.h"
 #include "ardent/auralize/analysis.h"
 #include "ardent/geometric/geometric.h"
-#include "ardent/preprocess/mesh_import.h"
+#include "ardent/preprocess/preprocess.h"
 #include "ardent/preprocess/scene_parser.h"
-#include "ardent/preprocess/surface_map.h"
 
 namespace {
 
@@ -34,10 +33,10 @@ struct Run {
 constexpr double kOctaves[] = {250, 500, 1000, 2000, 4000, 8000};
 
 Run run(const ardent::Scene& scene, const ardent::TriangleMesh& mesh,
-        const std::vector<int>& groups, size_t rays, int threads, int order) {
+        const std::vector<int>& groups, double volume, size_t rays, int threads, int order) {
     ardent::Scene s = scene;
     s.geometric.rays = rays;
-    const ardent::geometric::Engine engine(mesh, groups, s, threads);
+    const ardent::geometric::Engine engine(mesh, groups, s, threads, volume);
     std::vector<ardent::Vec3> receivers;
     for (const auto& r : s.receivers)
         receivers.push_back(r.position);
@@ -83,12 +82,17 @@ int main(int argc, char** argv) {
         }
     }
     const ardent::Scene scene = ardent::load_scene(file);
-    const ardent::TriangleMesh mesh = ardent::load_geometry(scene);
-    const std::vector<int> groups = ardent::map_surfaces(scene, mesh);
+    // The room's air as `simulate` takes it (preprocessing's mesh_volume: a model whose walls have
+    // two skins encloses only the walls' own volume), at the scene's max_frequency; not timed.
+    const ardent::Preprocessed p = ardent::preprocess(scene);
+    const ardent::TriangleMesh& mesh = p.mesh;
+    const std::vector<int>& groups = p.group_material;
+    const double volume = p.air.mesh_volume;
     // Without --rays: the scene's own count (by default the room's, GeometricSettings::rays_for).
-    if (rays == 0) rays = ardent::geometric::Engine(mesh, groups, scene, threads).plan().rays;
-    const Run a = run(scene, mesh, groups, rays, threads, order);
-    const Run b = run(scene, mesh, groups, 10 * rays, threads, order);
+    if (rays == 0)
+        rays = ardent::geometric::Engine(mesh, groups, scene, threads, volume).plan().rays;
+    const Run a = run(scene, mesh, groups, volume, rays, threads, order);
+    const Run b = run(scene, mesh, groups, volume, 10 * rays, threads, order);
     double worst = 0;
     nlohmann::ordered_json per_band = nlohmann::ordered_json::object();
     for (size_t k = 0; k < std::size(kOctaves); ++k) {
@@ -112,6 +116,7 @@ int main(int argc, char** argv) {
     };
     nlohmann::ordered_json out = {{"scene", scene.name},
                                   {"triangles", mesh.triangles.size()},
+                                  {"volume_m3", volume},
                                   {"receivers", scene.receivers.size()},
                                   {"duration_s", scene.simulation.duration},
                                   {"threads", threads},
