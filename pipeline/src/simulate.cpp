@@ -45,6 +45,7 @@
 #include "gradient_cells.h"
 #include "in_batches.h"
 #include "receiver_ambisonics.h"
+#include "solver_prefetch.h"
 
 namespace ardent::pipeline {
 namespace fs = std::filesystem;
@@ -522,12 +523,15 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 : json();
         PressureSlice live;              // reused: a slice's buffer is allocated once per run
         json acoustics = json::array();  // ISO 3382-1 per source and receiver
+        const auto source_done = [&](const std::string& name) {
+            for (const auto& d : state["sources_done"])
+                if (d == name) return true;
+            return false;
+        };
+        SolverPrefetch prefetch;  // the next source's solver, set up during a GPU solve
         for (size_t s = 0; s < n_src; ++s) {
             const std::string src_name = p.air.sources[s].name;
-            bool done = false;
-            for (const auto& d : state["sources_done"])
-                done = done || d == src_name;
-            if (done) continue;
+            if (source_done(src_name)) continue;
             stop_point(stop);
             // Sources over ranks: source s is solved whole by rank s mod ranks; rank 0 writes.
             const int owner =
@@ -541,11 +545,17 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             if (solve_here) {
                 sopts.source = s;
                 t0 = std::chrono::steady_clock::now();
-                solver = make_solver(p, sopts);
-                solved.setup_s = seconds_since(t0);
-                // A GPU leaves the CPU's cores to the rays (docs/full-band.md, "Cost").
-                if (full && device_of(solver->name()) == "cuda")
-                    beside.emplace(*full, s, scene.listener_grid_cells() > 0);
+                solver = prefetch.take(p, sopts, s, solved.setup_s);
+                const bool gpu = device_of(solver->name()) == "cuda";
+                // A GPU leaves the CPU's cores to the rays (docs/full-band.md, "Cost") and to
+                // the next source's set-up (solver_prefetch.h).
+                if (full && gpu) beside.emplace(*full, s, scene.listener_grid_cells() > 0);
+                if (gpu && !comm)
+                    for (size_t next = s + 1; next < n_src; ++next)
+                        if (!source_done(p.air.sources[next].name)) {
+                            prefetch.start(p, sopts, next);
+                            break;
+                        }
                 if (settings.resume && state["current"].is_object() &&
                     state["current"].value("source", size_t{0}) == s) {
                     const fs::path file =
