@@ -3,7 +3,7 @@
 #include <chrono>
 #include <utility>
 
-#include "ardent/preprocess/errors.h"
+#include <exception>
 
 namespace ardent {
 namespace {
@@ -35,8 +35,9 @@ std::unique_ptr<Solver> SolverPrefetch::take(const Preprocessed& p, SolverOption
             Built b = job_.get();
             setup_s = b.seconds;
             return std::move(b.solver);
-        } catch (const ResourceError&) {
-            // Two solvers did not fit the GPU's memory together; the previous one is gone now.
+        } catch (const std::exception&) {
+            // Most likely two solvers did not fit the GPU's memory together (its estimate, or an
+            // allocation); the previous one is gone now. Any other failure comes back below.
         }
     } else if (job_.valid()) {
         job_.wait();  // another source's: not wanted (the run skipped ahead)

@@ -21,7 +21,8 @@ class SolverPrefetch {
     // thread; a solver already building is finished and dropped first.
     void start(const Preprocessed& p, SolverOptions options, size_t source);
     // The solver of `source`: the one built beforehand when it is that source's, else (or when
-    // the GPU's memory did not hold it beside the previous one) one built now. `setup_s`: the
+    // building it failed, as when the GPU's memory did not hold it beside the previous one) one
+    // built now. `setup_s`: the
     // set-up's own time (the caller's wait for it is in its solve time).
     std::unique_ptr<Solver> take(const Preprocessed& p, SolverOptions options, size_t source,
                                  double& setup_s);
