@@ -1,9 +1,8 @@
 #include "solver_prefetch.h"
 
 #include <chrono>
-#include <utility>
-
 #include <exception>
+#include <utility>
 
 namespace ardent {
 namespace {
