@@ -550,12 +550,12 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 // A GPU leaves the CPU's cores to the rays (docs/full-band.md, "Cost") and to
                 // the next source's set-up (solver_prefetch.h).
                 if (full && gpu) beside.emplace(*full, s, scene.listener_grid_cells() > 0);
+                // Once this solver holds all it allocates (its two step graphs exist after two
+                // steps), so that the next one's memory check sees what is left.
+                std::optional<size_t> prefetch_next;
                 if (gpu && !comm)
-                    for (size_t next = s + 1; next < n_src; ++next)
-                        if (!source_done(p.air.sources[next].name)) {
-                            prefetch.start(p, sopts, next);
-                            break;
-                        }
+                    for (size_t next = s + 1; next < n_src && !prefetch_next; ++next)
+                        if (!source_done(p.air.sources[next].name)) prefetch_next = next;
                 if (settings.resume && state["current"].is_object() &&
                     state["current"].value("source", size_t{0}) == s) {
                     const fs::path file =
@@ -593,6 +593,10 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                         const auto tc = std::chrono::steady_clock::now();
                         const bool finished = solver->advance(n, stop);
                         const double took = seconds_since(tc);
+                        if (prefetch_next && solver->steps_done() >= 2) {
+                            prefetch.start(p, sopts, *prefetch_next);
+                            prefetch_next.reset();
+                        }
                         // Every rank sizes its chunks alike (advance() gathers at its end).
                         const bool quick =
                             sopts.comm ? !sopts.comm->any(took >= 0.12) : took < 0.12;
