@@ -514,18 +514,8 @@ inline ModeDecayResult axial_mode_decay(Index3 cells, int m, double alpha, int p
         t.push_back(w * period);
         level.push_back(20 * std::log10(peak));
     }
-    double mt = 0, ml = 0;
-    for (size_t i = 0; i < t.size(); ++i) {
-        mt += t[i] / static_cast<double>(t.size());
-        ml += level[i] / static_cast<double>(t.size());
-    }
-    double num = 0, den = 0;
-    for (size_t i = 0; i < t.size(); ++i) {
-        num += (t[i] - mt) * (level[i] - ml);
-        den += (t[i] - mt) * (t[i] - mt);
-    }
     ModeDecayResult r;
-    r.measured_db_per_s = num / den;
+    r.measured_db_per_s = least_squares_slope(t, level);
     const double reflection = normal_incidence_reflection(alpha);
     r.expected_db_per_s = 20 * std::log10(reflection) * kSpeed / (2 * length);
     r.partitions = p.decomposition.partitions.size();

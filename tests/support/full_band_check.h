@@ -17,6 +17,7 @@
 
 #include "ardent/auralize/audio_io.h"
 #include "ardent/auralize/filter_bank.h"
+#include "signal_tools.h"
 #include "test_support.h"
 
 namespace ardent::test {
@@ -37,19 +38,14 @@ inline BandFigures octave_figures(const std::filesystem::path& wav, double hz) {
         tail[k] = tail[k + 1] + y[k] * y[k];
     BandFigures f;
     f.energy_db = 10 * std::log10(tail[0]);
-    double st = 0, sd = 0, stt = 0, std_ = 0, n = 0;
+    std::vector<double> t, db;
     for (size_t k = 0; k < y.size(); ++k) {
         const double level = 10 * std::log10(tail[k] / tail[0]);
         if (level > -5 || level < -25) continue;
-        const double t = static_cast<double>(k) / band.sample_rate;
-        st += t;
-        sd += level;
-        stt += t * t;
-        std_ += t * level;
-        n += 1;
+        t.push_back(static_cast<double>(k) / band.sample_rate);
+        db.push_back(level);
     }
-    const double slope = (n * std_ - st * sd) / (n * stt - st * st);
-    f.t20 = -60 / slope;
+    f.t20 = -60 / least_squares_slope(t, db);
     return f;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ardent/geometric/ray_tracer.h"
+#include "signal_tools.h"
 
 namespace ardent::test {
 
@@ -23,17 +24,7 @@ inline double histogram_t20(const geometric::EnergyHistogram& h, size_t band) {
             db.push_back(level);
         }
     }
-    double mt = 0, md = 0;
-    for (size_t i = 0; i < t.size(); ++i) {
-        mt += t[i] / static_cast<double>(t.size());
-        md += db[i] / static_cast<double>(t.size());
-    }
-    double sxy = 0, sxx = 0;
-    for (size_t i = 0; i < t.size(); ++i) {
-        sxy += (t[i] - mt) * (db[i] - md);
-        sxx += (t[i] - mt) * (t[i] - mt);
-    }
-    return -60 / (sxy / sxx);
+    return -60 / least_squares_slope(t, db);
 }
 
 }  // namespace ardent::test

@@ -146,6 +146,21 @@ double sum_of_squares(std::span<const double> x) {
     return s;
 }
 
+double least_squares_slope(std::span<const double> x, std::span<const double> y) {
+    const double n = static_cast<double>(x.size());
+    double mx = 0, my = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        mx += x[i] / n;
+        my += y[i] / n;
+    }
+    double sxy = 0, sxx = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        sxy += (x[i] - mx) * (y[i] - my);
+        sxx += (x[i] - mx) * (x[i] - mx);
+    }
+    return sxy / sxx;
+}
+
 double relative_l2(std::span<const double> x, std::span<const double> ref) {
     const size_t n = std::min(x.size(), ref.size());
     double num = 0, den = 0;

@@ -31,6 +31,10 @@ double relative_l2(std::span<const double> x, std::span<const double> ref);
 
 double sum_of_squares(std::span<const double> x);
 
+// The least-squares slope of y over x (same length, at least two distinct x): decay rates of
+// levels over time.
+double least_squares_slope(std::span<const double> x, std::span<const double> y);
+
 // Copy of x[first, last) (clipped to x's length), the rest zero: a rectangular time window.
 std::vector<double> time_window(std::span<const double> x, size_t first, size_t last);
 
