@@ -16,6 +16,7 @@
 #include "ardent/geometric/image_sources.h"
 #include "ardent/geometric/room.h"
 #include "mesh_builders.h"
+#include "rigid_room.h"
 
 namespace {
 
@@ -56,12 +57,7 @@ struct PlateRoom {
         else
             ardent::test::add_box(mesh, {x - 0.01, c.source.y - h, c.source.z - h},
                                   {x + 0.01, c.source.y + h, c.source.z + h}, "plate");
-        ardent::Material m;
-        m.name = "hard";
-        m.set_uniform(0.0);
-        m.scattering = {{0, 0.0}};
-        room = std::make_unique<geo::Room>(mesh, std::vector<int>(mesh.groups.size(), 0),
-                                           std::vector<ardent::Material>{m});
+        room = ardent::test::rigid_room(mesh);
     }
 };
 

@@ -16,6 +16,7 @@
 #include "ardent/geometric/image_sources.h"
 #include "ardent/geometric/room.h"
 #include "mesh_builders.h"
+#include "rigid_room.h"
 
 namespace {
 
@@ -50,12 +51,7 @@ struct PlateRoom {
     PlateRoom() {
         ardent::test::add_box(mesh, {0, 0, 0}, {12, 10, 6}, "room", true);
         ardent::test::add_box(mesh, {4, 3, kTop - 0.04}, {kEdge, 6, kTop}, "plate");
-        ardent::Material m;
-        m.name = "hard";
-        m.set_uniform(0.0);
-        m.scattering = {{0, 0.0}};
-        room = std::make_unique<geo::Room>(mesh, std::vector<int>(mesh.groups.size(), 0),
-                                           std::vector<ardent::Material>{m});
+        room = ardent::test::rigid_room(mesh);
     }
     uint32_t plane_below(Vec3 p) const {
         const auto hit = room->intersect(p, {0, 0, -1}, 10);
