@@ -308,60 +308,8 @@ nlohmann::ordered_json FullBand::report() const {
     return out;
 }
 
-namespace {}  // namespace
-
-// The rays' reports, written on their thread and read by take() on the caller's.
-class RaysBesideSolve::Relay final : public SimulateObserver {
-  public:
-    void warning(const std::string& text) override {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        warnings_.push_back(text);
-    }
-    void geometric_begin(const std::string& label, size_t rays) override {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        label_ = label;
-        rays_ = rays;
-        done_ = 0;
-        ++stage_;
-    }
-    void geometric_progress(size_t done) override { done_ = done; }
-
-    // Passes on to `to` what changed since the last call: a new stage's begin, the rays done.
-    void forward(SimulateObserver& to) {
-        int stage;
-        std::string label;
-        size_t rays;
-        {
-            const std::lock_guard<std::mutex> lock(mutex_);
-            stage = stage_;
-            label = label_;
-            rays = rays_;
-        }
-        if (stage != seen_) {
-            if (seen_ > 0) to.geometric_end();
-            to.geometric_begin(label, rays);
-            seen_ = stage;
-        }
-        if (seen_ > 0) to.geometric_progress(done_.load());
-    }
-    void finish(SimulateObserver& to, bool stopped) {
-        forward(to);
-        if (seen_ > 0) stopped ? to.geometric_stopped() : to.geometric_end();
-        for (const std::string& w : warnings_)
-            to.warning(w);
-    }
-
-  private:
-    std::mutex mutex_;
-    std::vector<std::string> warnings_;
-    std::string label_;
-    size_t rays_ = 0;
-    int stage_ = 0, seen_ = 0;
-    std::atomic<size_t> done_{0};
-};
-
 RaysBesideSolve::RaysBesideSolve(FullBand& full, size_t source, bool listener_grid)
-    : relay_(std::make_unique<Relay>()) {
+    : relay_(std::make_unique<ObserverRelay>()) {
     job_ = std::async(std::launch::async, [this, &full, source, listener_grid] {
 #ifdef __linux__
         // Nice is per thread on Linux, and the engine's threads inherit this one's.

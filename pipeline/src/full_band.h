@@ -17,6 +17,7 @@
 #include "ardent/geometric/geometric.h"
 #include "ardent/pipeline/simulate.h"
 #include "ardent/preprocess/preprocess.h"
+#include "observer_relay.h"
 
 namespace ardent::pipeline {
 
@@ -87,9 +88,8 @@ class RaysBesideSolve {
     double waited_s() const { return waited_s_; }  // the part of their time take() waited
 
   private:
-    class Relay;  // what the rays report, kept for take()
     std::atomic<bool> abandon_{false};
-    std::unique_ptr<Relay> relay_;
+    std::unique_ptr<ObserverRelay> relay_;  // what the rays report, kept for take()
     std::future<std::optional<Traced>> job_;
     double waited_s_ = 0;
 };

@@ -6,34 +6,27 @@
 #include "ardent/pipeline/simulate.h"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <exception>
 #include <fstream>
 #include <functional>
-#include <map>
+#include <future>
 #include <memory>
-#include <numbers>
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <thread>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "ardent/auralize/analysis.h"
-#include "ardent/auralize/audio_io.h"
-#include "ardent/auralize/crossover.h"
 #include "ardent/pipeline/output_lock.h"
 #include "ardent/pipeline/simulate_output.h"
 #include "ardent/preprocess/errors.h"
@@ -42,20 +35,17 @@
 #include "ardent/preprocess/preprocess.h"
 #include "ardent/solvers/solver.h"
 #include "full_band.h"
-#include "gradient_cells.h"
-#include "in_batches.h"
+#include "interrupted.h"
+#include "observer_relay.h"
 #include "receiver_ambisonics.h"
 #include "solver_prefetch.h"
+#include "source_files.h"
 
 namespace ardent::pipeline {
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
 
 namespace {
-
-// Thrown where the stop flag is seen; simulate() turns it into Cancelled once the results
-// directory (a local of the run) is gone or kept.
-struct Interrupted {};
 
 // ---- checkpoints ------------------------------------------------------------------------------
 
@@ -104,15 +94,6 @@ void write_json_file(const fs::path& file, const json& j) {
     fs::rename(tmp, file);
 }
 
-// The stop flag was raised (null: never).
-bool stopped(const std::atomic<bool>* stop) {
-    return stop && stop->load();
-}
-
-void stop_point(const std::atomic<bool>* stop) {
-    if (stopped(stop)) throw Interrupted{};
-}
-
 // The plane of the current pressure through `index` along `axis`, with its placement in the model.
 void fill_slice(const Solver& solver, const Grid& g, int axis, int index, PressureSlice& s) {
     const int u = axis == 0 ? 1 : 0, v = axis == 2 ? 1 : 2;
@@ -133,33 +114,6 @@ void fill_slice(const Solver& solver, const Grid& g, int axis, int index, Pressu
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-// ISO 3382-1 octave-band parameters of one delivered IR, limited to the band the IR is flat in
-// (`flat_to_hz`: 0.8 f_max for the wave band; the output's band for a full-band run). A receiver
-// whose IR cannot be analysed (silent: the source cannot reach it within the duration) gets the
-// reason instead of failing the run. Time zero is the direct sound's arrival, `direct_s`.
-// With a crossover (a full-band run), each band says which solver it came from.
-json room_acoustics(const std::vector<float>& ir, int fs, double flat_to_hz, double direct_s,
-                    double crossover_hz, const std::string& source, const std::string& receiver) {
-    json j = {{"source", source}, {"receiver", receiver}};
-    try {
-        auralize::AnalysisOptions o;
-        o.max_frequency_hz = flat_to_hz;
-        o.onset_s = direct_s;
-        o.free_field_10m = 1 / (40 * std::numbers::pi);  // the IR convention: strength G
-        const auralize::Analysis a =
-            auralize::analyze_ir(std::span<const float>(ir), fs, auralize::Bands::Octave, o);
-        j["iso3382"] = auralize::to_json(a);
-        if (crossover_hz > 0)
-            for (size_t b = 0; b < a.results.size(); ++b)
-                j["iso3382"]["bands"][b]["from"] = auralize::to_string(auralize::band_origin(
-                    a.results[b].lower_hz, a.results[b].upper_hz, crossover_hz));
-    } catch (const InputError& e) {
-        j["iso3382"] = nullptr;
-        j["not_analysed"] = e.what();
-    }
-    return j;
 }
 
 json vec_json(Vec3 v) {
@@ -202,16 +156,6 @@ json rank_parts(const Solver& solver, Communicator& comm) {
     }
     return j;
 }
-
-// One source's finished solver run as rank 0 writes it: the recorded signals (at the simulation
-// rate) and what result.json reports of the run.
-struct SolvedSource {
-    std::vector<std::vector<double>> receivers;
-    std::vector<std::vector<float>> grid;
-    double dt = 0, solve_s = 0, setup_s = 0;
-    size_t steps = 0, memory = 0;
-    std::string solver_name;
-};
 
 struct SolvedHeader {
     double dt, solve_s, setup_s;
@@ -290,87 +234,6 @@ struct SourceRun {
     std::string solver_name;
     size_t solver_memory = 0;
 };
-
-// A receiver's AmbiX IR (W, Y, Z, X), one 4-channel float WAV.
-void write_ambix(const fs::path& file, const std::vector<std::vector<float>>& channels, int rate) {
-    audio::Audio a;
-    a.sample_rate = rate;
-    a.channels = static_cast<int>(channels.size());
-    const size_t n = channels[0].size(), m = channels.size();
-    a.samples.resize(m * n);
-    for (size_t k = 0; k < n; ++k)
-        for (size_t c = 0; c < m; ++c)
-            a.samples[m * k + c] = channels[c][k];
-    audio::write_audio(file, a, audio::WriteMode::Direct);
-}
-
-// The listener-grid file of one source (docs/output-format.md) from the signals the solver
-// recorded: each point's IR and its pressure gradient's, delivered at the band's rate; and in a
-// full-band run the geometric part above the crossover.
-void write_grid(const Preprocessed& p, const std::vector<std::vector<float>>& recorded,
-                const IrDelivery& delivery, double dt, const fs::path& file,
-                const std::string& source, const std::string& hash,
-                const auralize::GridGeometric* geometric, int threads,
-                const std::atomic<bool>* stop, const std::function<void(size_t)>& points_done) {
-    const double duration = p.scene.simulation.duration;
-    const int fs_out = p.scene.output_sample_rate;
-    // The solver recorded the grid points, then their neighbours (listener_cells):
-    // the gradient at a point is the one-cell difference of its neighbours.
-    const ListenerCells lc = p.listener_cells();
-    if (recorded.size() != lc.cells.size())
-        throw std::logic_error("the solver recorded " + std::to_string(recorded.size()) +
-                               " listener-grid cells, expected " + std::to_string(lc.cells.size()));
-    const Grid& g = p.air.grid;
-    const std::vector<GradientStencil> stencil = gradient_stencils(p.air, lc);
-    std::vector<Vec3> pos(lc.points);
-    std::vector<GradientKinds> kinds(lc.points);
-    for (size_t i = 0; i < lc.points; ++i) {
-        pos[i] = g.centre(lc.cells[i]);
-        kinds[i] = stencil[i].kinds;
-    }
-    // Stored at the band's rate (grid_decimator), not the output rate: a fraction of
-    // the samples, and no per-signal converter.
-    const audio::IrDecimator band = grid_decimator(dt, p.scene.simulation.max_frequency);
-    const auto samples = static_cast<size_t>(std::llround(duration * band.rate_out()));
-    GridFileInfo info;
-    info.source = source;
-    info.sample_rate = band.rate_out();
-    info.output_sample_rate = static_cast<double>(fs_out);
-    info.max_frequency = p.scene.simulation.max_frequency;
-    info.grid_spacing = g.h * p.scene.listener_grid_cells();
-    info.gradient_spacing = g.h;
-    info.every = p.scene.listener_grid_cells();
-    info.scene_hash = hash;
-    GridWriter grid(file, pos, kinds, samples, info);
-    // Each point's IR and three gradient IRs are filtered, decimated and compressed
-    // independently: a batch of points at a time on every worker thread, written in
-    // order.
-    const size_t workers = worker_count(threads), batch = 16 * workers;
-    std::vector<GridWriter::EncodedPoint> rows(batch);
-    in_batches(
-        lc.points, workers, batch,
-        [&](size_t i) {
-            GridWriter::EncodedPoint& out = rows[i % batch];
-            const std::vector<float> ir =
-                delivery.deliver(std::span<const float>(recorded[i]), band);
-            std::array<std::vector<float>, 3> gradient;
-            std::vector<float> diff;
-            for (size_t a = 0; a < 3; ++a) {
-                const auto& ends = stencil[i].ends[a];
-                one_cell_difference(recorded[ends[0]], recorded[ends[1]], kinds[i][a], g.h, diff);
-                gradient[a] = delivery.deliver(std::span<const float>(diff), band);
-            }
-            out = grid.encode(ir, {gradient[0], gradient[1], gradient[2]});
-        },
-        [&](size_t begin, size_t end) {
-            for (size_t i = begin; i < end; ++i)
-                grid.write_point(i, rows[i % batch]);
-            points_done(end);
-            stop_point(stop);
-        });
-    if (geometric) grid.write_geometric(*geometric);
-    grid.close();
-}
 
 }  // namespace
 
@@ -527,6 +390,43 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             for (const auto& d : state["sources_done"])
                 if (d == name) return true;
             return false;
+        };
+        const SourceFiles files_of{p,      full ? &*full : nullptr, receiver_foa, tmp_dir, hash,
+                                   settings.threads, stop};
+        // The previous source's write, when it ran during this source's solve: waited for (its
+        // progress passed on meanwhile), its rows taken in source order.
+        struct PendingWrite {
+            std::string source;
+            std::unique_ptr<ObserverRelay> relay = std::make_unique<ObserverRelay>();
+            std::future<WrittenSource> job;
+        };
+        double write_waited_s = 0;  // the writes' time not hidden behind a GPU solve
+        const auto take_written = [&](WrittenSource& w) {
+            for (json& row : w.acoustics)
+                acoustics.push_back(std::move(row));
+            write_s += w.seconds;
+        };
+        // After everything its thread reads, so that a failing run joins it first.
+        std::optional<PendingWrite> pending;
+        const auto finish_pending = [&] {
+            if (!pending) return;
+            const auto tw = std::chrono::steady_clock::now();
+            if (pending->job.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+                observer.stage("Writing " + pending->source + " (begun during the next solve) ...");
+            while (pending->job.wait_for(std::chrono::milliseconds(100)) !=
+                   std::future_status::ready)
+                pending->relay->forward(observer);
+            WrittenSource w;
+            try {
+                w = pending->job.get();
+            } catch (...) {
+                pending.reset();
+                throw;
+            }
+            pending->relay->finish(observer, false);
+            pending.reset();
+            take_written(w);
+            write_waited_s += seconds_since(tw);
         };
         SolverPrefetch prefetch;  // the next source's solver, set up during a GPU solve
         for (size_t s = 0; s < n_src; ++s) {
@@ -692,63 +592,40 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 }
             }
             if (full) geometric_wait_s += seconds_since(tg);
-            observer.stage("Writing " + src_name + " ...");
-
-            t0 = std::chrono::steady_clock::now();
-            const size_t n_rec = p.air.receivers.size(),
-                         n_grid = scene.listener_grid_cells() > 0 ? p.listener_points() : 0;
-            observer.write_begin(src_name, n_rec + n_grid);
-            const IrDelivery delivery(dt, ex.delay(), fs_out, duration, scene.air,
-                                      scene.simulation.speed_of_sound);
-            // Each receiver's IRs, files and ISO 3382 table on its own worker thread (a hall's
-            // 16 receivers took 10 s of one thread a source); the table keeps receiver order.
-            std::vector<json> rows(n_rec);
-            const size_t workers = worker_count(settings.threads);
-            in_batches(
-                n_rec, workers, workers,
-                [&](size_t r) {
-                    const auto& sig = solved.receivers[r];
-                    std::vector<float> ir = delivery.deliver(std::span<const double>(sig));
-                    const auto wave = receiver_foa.wave(r, solved.receivers, ir, delivery);
-                    std::vector<std::vector<float>> ambix(wave.begin(), wave.end());
-                    if (full) {
-                        // Third order above the crossover: the wave solver's first order below,
-                        // its higher orders none (the geometric part's faded in).
-                        ambix.resize(geo[r].size(), std::vector<float>(ir.size(), 0.0f));
-                        for (size_t c = 0; c < ambix.size(); ++c)
-                            ambix[c] = full->join(ambix[c], geo[r][c]);
-                        ir = ambix[0];  // W: the geometric W is its omnidirectional IR
-                    }
-                    const std::string pair =
-                        safe_name(src_name) + "_" + safe_name(p.air.receivers[r].name) + ".wav";
-                    audio::write_wav_float(tmp_dir / "ir" / pair, ir, fs_out,
-                                           audio::WriteMode::Direct);
-                    write_ambix(tmp_dir / "ambix" / pair, ambix, fs_out);
-                    // The IR's time zero is the emission; both halves place the source and the
-                    // receiver at their cell centres.
-                    const double direct_s =
-                        norm(p.air.receivers[r].cell_centre - p.air.sources[s].cell_centre) /
-                        scene.simulation.speed_of_sound;
-                    rows[r] = room_acoustics(
-                        ir, fs_out, full ? 0.45 * fs_out : 0.8 * scene.simulation.max_frequency,
-                        direct_s, full ? full->crossover_hz() : 0.0, src_name,
-                        p.air.receivers[r].name);
-                },
-                [&](size_t, size_t end) {
-                    observer.write_progress(end);
-                    stop_point(stop);
-                });
-            for (json& row : rows)
-                acoustics.push_back(std::move(row));
-            if (scene.listener_grid_cells() > 0)
-                write_grid(p, solved.grid, delivery, dt,
-                           tmp_dir / "grid" / (safe_name(src_name) + ".h5"), src_name, hash,
-                           grid_geo ? &*grid_geo : nullptr, settings.threads, stop,
-                           [&](size_t points) { observer.write_progress(n_rec + points); });
-            observer.write_end();
-            write_s += seconds_since(t0);
+            finish_pending();
+            // With a later source to solve on the GPU, this one's files are written during its
+            // solve: the CPU's cores are idle then (docs/benchmarks.md, issue 21's four sources).
+            // A checkpointed run records a source as done only once its files are written, and
+            // rank 0 of a distributed run solves with the others: those write here and now.
+            const WriteDuringSolve when = settings.write_during_solve;
+            const bool write_beside =
+                !partial && !comm && s + 1 < n_src && when != WriteDuringSolve::Never &&
+                (when == WriteDuringSolve::Always || device_of(solved.solver_name) == "cuda");
             runs.push_back({src_name, solved.solve_s, solved.setup_s, solved.steps,
                             solved.solver_name, solved.memory});
+            if (write_beside) {
+                pending.emplace();
+                pending->source = src_name;
+                pending->job = std::async(
+                    std::launch::async,
+                    [&files_of, s, relay = pending->relay.get(), solved = std::move(solved),
+                     geo = std::move(geo), grid_geo = std::move(grid_geo)] {
+#ifdef __linux__
+                        // Below the solver's host thread, above the rays (nice is per thread on
+                        // Linux, and the write's worker threads inherit it).
+                        setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 5);
+#endif
+                        return write_source_files(files_of, s, solved, geo,
+                                                  grid_geo ? &*grid_geo : nullptr, *relay);
+                    });
+            } else {
+                observer.stage("Writing " + src_name + " ...");
+                const auto tw = std::chrono::steady_clock::now();
+                WrittenSource w = write_source_files(files_of, s, solved, geo,
+                                                     grid_geo ? &*grid_geo : nullptr, observer);
+                take_written(w);
+                write_waited_s += seconds_since(tw);
+            }
             if (partial) {
                 state["sources_done"].push_back(src_name);
                 state["runs"].push_back({{"name", src_name},
@@ -764,6 +641,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 remove_checkpoints(s, static_cast<size_t>(-1));
             }
         }
+        finish_pending();
         stop_point(stop);
         if (!root) return SimulateResult{};
 
@@ -865,6 +743,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
               {"geometric", full ? full->seconds() : 0.0},
               {"geometric_waited", geometric_wait_s},
               {"write", write_s},
+              {"write_waited", write_waited_s},
               {"total", seconds_since(t_start)}}},
         };
         if (comm) result["distributed"] = distribution;

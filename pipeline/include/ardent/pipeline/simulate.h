@@ -21,6 +21,8 @@ namespace ardent::pipeline {
 
 enum class Distribution { Partitions, Sources };
 
+enum class WriteDuringSolve { Auto, Always, Never };
+
 struct SimulateSettings {
     std::filesystem::path output;  // results directory (required)
     bool force = false;            // replace an existing results directory once the new one is done
@@ -36,6 +38,11 @@ struct SimulateSettings {
     // step), or each rank whole sources (any solver; no exchange, for many-source bakes).
     Distribution distribution = Distribution::Partitions;
     int gpu = -1;  // this process's CUDA device (SolverOptions::gpu)
+    // Whether each source's files are written while the next source solves (the observer still
+    // hears of the write, later, on the run's thread). Auto: in a single-process GPU run without
+    // checkpoints, whose solve leaves the CPU's cores idle. Always: also on the CPU, where the
+    // write and the solver share the cores (for tests). Never: each write before the next solve.
+    WriteDuringSolve write_during_solve = WriteDuringSolve::Auto;
 };
 
 // One plane of the pressure field (time level n) through a grid index. The plane's two in-plane
