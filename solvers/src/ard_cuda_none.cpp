@@ -22,6 +22,10 @@ std::vector<CudaStage> profile_cuda_stages(Solver&, size_t) {
     throw std::invalid_argument("profile_cuda_stages: this build has no CUDA backend");
 }
 
+std::vector<SetupPhase> cuda_setup_phases(const Solver&) {
+    throw std::invalid_argument("cuda_setup_phases: this build has no CUDA backend");
+}
+
 double measure_copy_bandwidth() {
     throw std::invalid_argument("measure_copy_bandwidth: this build has no CUDA backend");
 }

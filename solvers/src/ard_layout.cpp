@@ -41,6 +41,65 @@ void for_each_face(const PmlSlab& s, F&& f) {
         }
 }
 
+using Terms = std::vector<std::pair<int32_t, double>>;
+
+// Sums of terms that readers see (ghost cells) made by one part of the layout, numbered from 0 in
+// the order made, then appended to the layout's in the order of the parts (append_to): the parts
+// built on several threads number their ghosts as one thread building them in turn would.
+struct Ghosts {
+    std::vector<int32_t> terms;
+    std::vector<double> weights;
+    std::vector<int32_t> ends;  // per ghost, the end of its terms
+
+    // A reader's index for a sum of terms: the cell itself for a single cell of weight 1, else a
+    // new ghost, -2 - its number here (readers rarely share a sum: sharing would save little and
+    // cost a lookup). Sorts and merges `merged` in place (readers come in millions: no
+    // allocation per call).
+    int32_t intern(Terms& merged) {
+        std::sort(merged.begin(), merged.end());
+        size_t kept = 0;
+        for (size_t i = 0; i < merged.size(); ++i) {
+            if (kept > 0 && merged[kept - 1].first == merged[i].first)
+                merged[kept - 1].second += merged[i].second;
+            else
+                merged[kept++] = merged[i];
+        }
+        merged.resize(kept);
+        std::erase_if(merged, [](const auto& e) { return e.second == 0; });
+        if (merged.size() == 1 && merged[0].second == 1) return merged[0].first;
+        for (const auto& [cell, w] : merged) {
+            terms.push_back(cell);
+            weights.push_back(w);
+        }
+        ends.push_back(static_cast<int32_t>(terms.size()));
+        return -2 - static_cast<int32_t>(ends.size() - 1);
+    }
+
+    // Appends these ghosts to L's; returns the layout's number of the first.
+    int32_t append_to(Layout& L) const {
+        const auto first = static_cast<int32_t>(L.ghost_offsets.size() - 1);
+        const auto base = static_cast<int32_t>(L.ghost_terms.size());
+        L.ghost_terms.insert(L.ghost_terms.end(), terms.begin(), terms.end());
+        L.ghost_weights.insert(L.ghost_weights.end(), weights.begin(), weights.end());
+        for (int32_t e : ends)
+            L.ghost_offsets.push_back(base + e);
+        return first;
+    }
+};
+
+// A reference to ghost g of a part's Ghosts made a reference to the layout's ghost first + g
+// (still -2 - ghost until pml_cells is known).
+void rebase(int32_t& c, int32_t first) {
+    if (c <= -2) c = -2 - (first + (-2 - c));
+}
+
+void rebase(InterfaceLine& line, int32_t first) {
+    for (int j = 0; j < kReach; ++j) {
+        rebase(line.far_right[j], first);
+        rebase(line.far_left[j], first);
+    }
+}
+
 }  // namespace
 
 int32_t Layout::flat(Index3 cell) const {
@@ -221,7 +280,6 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
     // goes through here, so the coupling stays symmetric: a PML line that reads an air cell
     // beyond a thin partition is read back by that cell's own lines with the same weight (an
     // asymmetric pairing grew without bound in furnished rooms, docs/ard.md).
-    using Terms = std::vector<std::pair<int32_t, double>>;
     // A thin face between two air cells (air.h) is a wall on both sides: walks mirror there, and
     // neither interface nor wall lines reach across it.
     const auto blocked = [&](Index3 c, int axis, int dir) {
@@ -248,34 +306,12 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
         }
         out.emplace_back(L.flat(c), weight);
     };
-    // A reader's index for a sum of terms: the cell itself for a single cell of weight 1, else a
-    // new ghost (readers rarely share a sum: sharing would save little and cost a lookup).
-    // Sorts and merges `merged` in place (readers come in millions: no allocation per call).
-    auto intern = [&](Terms& merged) -> int32_t {
-        std::sort(merged.begin(), merged.end());
-        size_t kept = 0;
-        for (size_t i = 0; i < merged.size(); ++i) {
-            if (kept > 0 && merged[kept - 1].first == merged[i].first)
-                merged[kept - 1].second += merged[i].second;
-            else
-                merged[kept++] = merged[i];
-        }
-        merged.resize(kept);
-        std::erase_if(merged, [](const auto& e) { return e.second == 0; });
-        if (merged.size() == 1 && merged[0].second == 1) return merged[0].first;
-        for (const auto& [cell, w] : merged) {
-            L.ghost_terms.push_back(cell);
-            L.ghost_weights.push_back(w);
-        }
-        L.ghost_offsets.push_back(static_cast<int32_t>(L.ghost_terms.size()));
-        const auto ghost = static_cast<int32_t>(L.ghost_offsets.size() - 2);
-        return -2 - ghost;  // made absolute once pml_cells is known
-    };
-    Terms scratch;
-    auto true_field = [&](Index3 start, int axis, int dir, int k) {
+    // The true field `k` cells from `start` as a reader's index (Ghosts::intern); `scratch` is the
+    // caller's, one per thread.
+    auto true_field = [&](Index3 start, int axis, int dir, int k, Terms& scratch, Ghosts& ghosts) {
         scratch.clear();
         walk(start, axis, dir, k, 1.0, scratch);
-        return intern(scratch);
+        return ghosts.intern(scratch);
     };
 
     // The fitted interface matrix assumes a field that is a sum of plane waves in band along the
@@ -321,36 +357,69 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
         }
     }
     const int max_color = d.interfaces.empty() ? 0 : *std::max_element(color.begin(), color.end());
+    // Each interface's lines and the ghosts their walks make, on all cores (a hall's 30 000
+    // interfaces took a second of one core), then laid out in batch order.
+    struct InterfaceLines {
+        std::vector<InterfaceLine> lines;
+        Ghosts ghosts;
+    };
+    std::vector<InterfaceLines> by_interface(d.interfaces.size());
+#pragma omp parallel
+    {
+        Terms scratch;
+#pragma omp for schedule(dynamic, 8)
+        for (size_t i = 0; i < d.interfaces.size(); ++i) {
+            const Interface& f = d.interfaces[i];
+            InterfaceLines& out = by_interface[i];
+            const int a = f.axis, u = (a + 1) % 3, v = (a + 2) % 3;
+            const int n_left = d.partitions[f.left].size[a], n_right = d.partitions[f.right].size[a];
+            for (int jv = f.lo[v]; jv < f.hi[v]; ++jv)
+                for (int ju = f.lo[u]; ju < f.hi[u]; ++ju) {
+                    Index3 r0;
+                    r0[a] = f.plane;
+                    r0[u] = ju;
+                    r0[v] = jv;
+                    const Index3 l0 = step(r0, a, -1);
+                    if (blocked(l0, a, +1)) continue;  // a thin face: walls on both sides
+                    InterfaceLine line{};
+                    if (n_left >= kReach && n_right >= kReach && !near_source(r0, a))
+                        line.scheme = kThick;
+                    for (int j = 0; j < kReach; ++j) {
+                        line.right[j] = j < n_right ? L.flat(step(r0, a, j)) : -1;
+                        line.left[j] = j < n_left ? L.flat(step(l0, a, -j)) : -1;
+                        line.far_right[j] = true_field(l0, a, -1, j, scratch, out.ghosts);
+                        line.far_left[j] = true_field(r0, a, +1, j, scratch, out.ghosts);
+                        line.own_right[j] = L.flat(step(r0, a, fold(j, n_right)));
+                        line.own_left[j] = L.flat(step(l0, a, -fold(j, n_left)));
+                    }
+                    out.lines.push_back(line);
+                }
+        }
+    }
+    // Room for every line but the few wall lines, and for the interfaces' ghosts: growing by
+    // copies cost more than making them.
+    size_t interface_lines = 0, interface_ghosts = 0, ghost_terms = 0;
+    for (const InterfaceLines& part : by_interface) {
+        interface_lines += part.lines.size();
+        interface_ghosts += part.ghosts.ends.size();
+        ghost_terms += part.ghosts.terms.size();
+    }
+    L.lines.reserve(interface_lines + pml_faces.size());
+    L.ghost_offsets.reserve(interface_ghosts + 1);
+    L.ghost_terms.reserve(ghost_terms);
+    L.ghost_weights.reserve(ghost_terms);
     for (int a = 0; a < 3; ++a)
         for (int col = 0; col <= max_color; ++col) {
             const size_t begin = L.lines.size();
             for (size_t i = 0; i < d.interfaces.size(); ++i) {
-                const Interface& f = d.interfaces[i];
-                if (f.axis != a || color[i] != col) continue;
-                const int u = (a + 1) % 3, v = (a + 2) % 3;
-                const int n_left = d.partitions[f.left].size[a],
-                          n_right = d.partitions[f.right].size[a];
-                for (int jv = f.lo[v]; jv < f.hi[v]; ++jv)
-                    for (int ju = f.lo[u]; ju < f.hi[u]; ++ju) {
-                        Index3 r0;
-                        r0[a] = f.plane;
-                        r0[u] = ju;
-                        r0[v] = jv;
-                        const Index3 l0 = step(r0, a, -1);
-                        if (blocked(l0, a, +1)) continue;  // a thin face: walls on both sides
-                        InterfaceLine line{};
-                        if (n_left >= kReach && n_right >= kReach && !near_source(r0, a))
-                            line.scheme = kThick;
-                        for (int j = 0; j < kReach; ++j) {
-                            line.right[j] = j < n_right ? L.flat(step(r0, a, j)) : -1;
-                            line.left[j] = j < n_left ? L.flat(step(l0, a, -j)) : -1;
-                            line.far_right[j] = true_field(l0, a, -1, j);
-                            line.far_left[j] = true_field(r0, a, +1, j);
-                            line.own_right[j] = L.flat(step(r0, a, fold(j, n_right)));
-                            line.own_left[j] = L.flat(step(l0, a, -fold(j, n_left)));
-                        }
-                        L.lines.push_back(line);
-                    }
+                if (d.interfaces[i].axis != a || color[i] != col) continue;
+                InterfaceLines& part = by_interface[i];
+                const int32_t first = part.ghosts.append_to(L);
+                for (InterfaceLine& line : part.lines) {
+                    rebase(line, first);
+                    L.lines.push_back(line);
+                }
+                part = {};
             }
             if (L.lines.size() > begin) L.batches.push_back({begin, L.lines.size()});
         }
@@ -358,6 +427,7 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
     // Wall lines: a partition thinner than kReach cells sees, through its Neumann operator, its own
     // short even extension beyond a rigid wall, where the true field is the mirror image of the
     // air on this side (reaching into the next partition). Thicker partitions need nothing here.
+    Terms scratch;
     for (int a = 0; a < 3; ++a)
         for (int side : {-1, 1}) {
             const size_t begin = L.lines.size();
@@ -378,12 +448,14 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
                         // A PML line behind the face handles it.
                         if (pml_line_at.count(face_key(L.flat(c), a, side))) continue;
                         InterfaceLine line{};
+                        Ghosts ghosts;
                         for (int j = 0; j < kReach; ++j) {
                             line.right[j] = j < n ? L.flat(step(c, a, -side * j)) : -1;
-                            line.far_right[j] = true_field(c, a, -side, j);
+                            line.far_right[j] = true_field(c, a, -side, j, scratch, ghosts);
                             line.own_right[j] = L.flat(step(c, a, -side * fold(j, n)));
                             line.left[j] = line.far_left[j] = line.own_left[j] = -1;
                         }
+                        rebase(line, ghosts.append_to(L));
                         L.lines.push_back(line);
                     }
             }
@@ -444,34 +516,92 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
     L.air_batches = L.batches.size();
 
     // PML lines and their coupling lines, one batch per (axis, side). Every line is a fully
-    // absorbing layer; the wall's reflection happens at the face (PmlLine).
+    // absorbing layer; the wall's reflection happens at the face (PmlLine). Made in blocks of
+    // faces on all cores (a hall's 1.4 M faces took a second of one core), then laid out in order.
+    struct PmlLines {
+        std::vector<PmlLine> pml;
+        std::vector<InterfaceLine> lines;
+        Ghosts ghosts;
+    };
+    constexpr size_t kFacesPerBlock = 4096;
+    std::vector<PmlLines> by_block((pml_faces.size() + kFacesPerBlock - 1) / kFacesPerBlock);
+    const double sigma_max = pml_sigma_max(1.0, L.c, L.h, L.pml_depth);
+#pragma omp parallel
+    {
+        Terms t;
+#pragma omp for schedule(dynamic, 1)
+        for (size_t b = 0; b < by_block.size(); ++b) {
+            PmlLines& out = by_block[b];
+            const size_t end = std::min((b + 1) * kFacesPerBlock, pml_faces.size());
+            for (size_t i = b * kFacesPerBlock; i < end; ++i) {
+                const PmlFace& f = pml_faces[i];
+                const int a = f.axis, side = f.side;
+                const int n = L.partitions[slot_of[f.slab->partition]].size[a];
+                PmlLine pl{};
+                pl.material = f.slab->material;
+                pl.reflection = reflection[i];
+                pl.sigma_max = sigma_max;
+                InterfaceLine line{};
+                for (int j = 0; j < kReach; ++j) {
+                    // The line's view of the air side: k times the air, minus R times its own
+                    // mirror.
+                    t.clear();
+                    walk(f.cell, a, -side, j, transmission[i], t);
+                    if (reflection[i] > 0) t.emplace_back(pml_cell(i, j), -reflection[i]);
+                    pl.air[j] = out.ghosts.intern(t);
+                    // The air side plays "right": j cells in from the wall face.
+                    line.right[j] = j < n ? L.flat(step(f.cell, a, -side * j)) : -1;
+                    line.left[j] = -1;
+                    line.far_right[j] = true_field(f.cell, a, side, j + 1, t, out.ghosts);
+                    line.own_right[j] = L.flat(step(f.cell, a, -side * fold(j, n)));
+                    line.far_left[j] = line.own_left[j] = -1;
+                }
+                out.pml.push_back(pl);
+                out.lines.push_back(line);
+            }
+        }
+    }
+    // Laid out in order, each block where the ones before it end (a serial copy of a hall's
+    // million lines and their ghosts took longer than making them).
+    const size_t line0 = L.lines.size(), ghost0 = L.ghost_offsets.size() - 1,
+                 term0 = L.ghost_terms.size();
+    std::vector<size_t> ghosts_before(by_block.size() + 1, 0), terms_before(by_block.size() + 1, 0);
+    for (size_t b = 0; b < by_block.size(); ++b) {
+        ghosts_before[b + 1] = ghosts_before[b] + by_block[b].ghosts.ends.size();
+        terms_before[b + 1] = terms_before[b] + by_block[b].ghosts.terms.size();
+    }
+    L.lines.resize(line0 + pml_faces.size());
+    L.pml.resize(pml_faces.size());
+    L.ghost_offsets.resize(ghost0 + 1 + ghosts_before.back());
+    L.ghost_terms.resize(term0 + terms_before.back());
+    L.ghost_weights.resize(term0 + terms_before.back());
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t b = 0; b < by_block.size(); ++b) {
+        PmlLines& part = by_block[b];
+        const auto first = static_cast<int32_t>(ghost0 + ghosts_before[b]);
+        for (size_t k = 0; k < part.lines.size(); ++k) {
+            const size_t i = b * kFacesPerBlock + k;
+            for (int32_t& c : part.pml[k].air)
+                rebase(c, first);
+            rebase(part.lines[k], first);
+            L.pml[i] = part.pml[k];
+            L.lines[line0 + i] = part.lines[k];
+        }
+        const Ghosts& gh = part.ghosts;
+        const size_t t = term0 + terms_before[b];
+        std::copy(gh.terms.begin(), gh.terms.end(), L.ghost_terms.begin() + static_cast<std::ptrdiff_t>(t));
+        std::copy(gh.weights.begin(), gh.weights.end(),
+                  L.ghost_weights.begin() + static_cast<std::ptrdiff_t>(t));
+        for (size_t e = 0; e < gh.ends.size(); ++e)
+            L.ghost_offsets[ghost0 + 1 + ghosts_before[b] + e] =
+                static_cast<int32_t>(t) + gh.ends[e];
+        part = {};
+    }
     for (size_t i = 0; i < pml_faces.size(); ++i) {
         const PmlFace& f = pml_faces[i];
         if (i == 0 || f.axis != pml_faces[i - 1].axis || f.side != pml_faces[i - 1].side)
-            L.batches.push_back({L.lines.size(), L.lines.size()});
-        const int a = f.axis, side = f.side;
-        const int n = L.partitions[slot_of[f.slab->partition]].size[a];
-        PmlLine pl{};
-        pl.material = f.slab->material;
-        pl.reflection = reflection[i];
-        pl.sigma_max = pml_sigma_max(1.0, L.c, L.h, L.pml_depth);
-        InterfaceLine line{};
-        for (int j = 0; j < kReach; ++j) {
-            // The line's view of the air side: k times the air, minus R times its own mirror.
-            Terms t;
-            walk(f.cell, a, -side, j, transmission[i], t);
-            if (reflection[i] > 0) t.emplace_back(pml_cell(i, j), -reflection[i]);
-            pl.air[j] = intern(t);
-            // The air side plays "right": j cells in from the wall face.
-            line.right[j] = j < n ? L.flat(step(f.cell, a, -side * j)) : -1;
-            line.left[j] = -1;
-            line.far_right[j] = true_field(f.cell, a, side, j + 1);
-            line.own_right[j] = L.flat(step(f.cell, a, -side * fold(j, n)));
-            line.far_left[j] = line.own_left[j] = -1;
-        }
-        L.pml.push_back(pl);
-        L.lines.push_back(line);
-        L.batches.back().end = L.lines.size();
+            L.batches.push_back({line0 + i, line0 + i});
+        L.batches.back().end = line0 + i + 1;
     }
     L.pml_cells = L.pml.size() * static_cast<size_t>(L.pml_depth);
     L.ghost_cells = L.ghost_offsets.size() - 1;

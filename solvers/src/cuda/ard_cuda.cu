@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <deque>
@@ -102,6 +103,20 @@ class Profiled {
   public:
     virtual ~Profiled() = default;
     virtual std::vector<CudaStage> profile(size_t steps) = 0;
+    // The constructor's body, phase by phase (cuda_setup_phases).
+    std::vector<SetupPhase> setup_phases;
+
+  protected:
+    // Ends a phase of the set-up begun at the last mark (or once the layout was built).
+    void mark(const char* name) {
+        const auto now = std::chrono::steady_clock::now();
+        setup_phases.push_back({name, std::chrono::duration<double>(now - marked_).count()});
+        marked_ = now;
+    }
+    void restart_marks() { marked_ = std::chrono::steady_clock::now(); }
+
+  private:
+    std::chrono::steady_clock::time_point marked_ = std::chrono::steady_clock::now();
 };
 
 template <typename Real>
@@ -113,6 +128,7 @@ class ArdCuda final : public Solver, public Profiled {
         : layout_(build_rank_layout(p, o, halo_plan_)),
           inject_(o.inject_source),
           comm_(o.comm && o.comm->size() > 1 ? o.comm : nullptr) {
+        restart_marks();
         const Layout& L = layout_;
         if (L.pml_depth > kMaxPmlDepth)
             throw ResourceError("CUDA backend: PML depth " + std::to_string(L.pml_depth) +
@@ -150,11 +166,13 @@ class ArdCuda final : public Solver, public Profiled {
         slots_ = ring_slots(nsamp, sizeof(Real));
         const size_t need = state_bytes<Real>(L, coefs, static_cast<size_t>(slots_) * nsamp);
         check_device_memory(p, need, "ARD", comm_ ? comm_->size() : 1);
+        mark("shape groups and memory check");
 
         // Host-side tables, then the device state.
         std::vector<Real> a, b, phi;
         std::vector<size_t> mode_offsets;
         build_mode_tables(L, mode_offsets, a, b, phi);  // the groups' coef offsets, in order
+        mark("mode tables");
         std::vector<Real> profiles;
         std::vector<int32_t> profile_of;
         build_pml_profiles(profiles, profile_of);
@@ -188,6 +206,7 @@ class ArdCuda final : public Solver, public Profiled {
         }
         ghost_terms_.upload(ghost_terms, t);
         ghost_weights_.upload(ghost_weights, t);
+        mark("field and ghosts");
         force_.allocate(L.air_cells, t);
         modes_[0].allocate(L.air_cells, t);
         modes_[1].allocate(L.air_cells, t);
@@ -198,7 +217,9 @@ class ArdCuda final : public Solver, public Profiled {
         lines_.upload(device_lines(), t);
         build_gather(0, L.air_lines, air_gather_, t);
         build_gather(L.air_lines, L.lines.size(), pml_gather_, t);
+        mark("modes and interface lines");
         upload_walls(t);
+        mark("walls");
         std::vector<int32_t> pml_air(L.pml.size() * kReach);
         for (size_t l = 0; l < L.pml.size(); ++l)
             for (int j = 0; j < kReach; ++j) {
@@ -229,6 +250,7 @@ class ArdCuda final : public Solver, public Profiled {
         ARDENT_CUDA_CHECK(cudaStreamCreateWithFlags(&side_.stream, cudaStreamNonBlocking));
         ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&side_.fork, cudaEventDisableTiming));
         ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&side_.join, cudaEventDisableTiming));
+        mark("PML, receivers, streams");
         dct_groups_.upload(groups_, t);
         for (int c = 0; c < kDctClasses; ++c)
             for (int a = 0; a < 3; ++a)
@@ -236,6 +258,7 @@ class ArdCuda final : public Solver, public Profiled {
         ARDENT_CUDA_CHECK(configure_dct_kernels<Real>(dct_));
         roots_.upload(dct_twiddles<Complex>(), t);
         direct_.upload(direct_matrices<Real>(), t);
+        mark("DCT tables and kernels");
 
         if (comm_) {
             // GPU to GPU through NCCL where every rank can load it; else through host memory.
@@ -263,6 +286,7 @@ class ArdCuda final : public Solver, public Profiled {
             nccl_field_.enqueue(*nccl_, field_.get(), stream_);
             ARDENT_CUDA_CHECK(cudaStreamSynchronize(stream_));
         }
+        mark("rest");
     }
 
     ~ArdCuda() override {
@@ -538,6 +562,8 @@ class ArdCuda final : public Solver, public Profiled {
         const Layout& L = layout_;
         const size_t n = L.lines.size();
         std::vector<int32_t> soa(n * kLineFields);
+        // On every core: a hall's 3.5 M lines took most of a second of one.
+#pragma omp parallel for schedule(static)
         for (size_t l = 0; l < n; ++l) {
             InterfaceLine line = L.lines[l];
             for (int j = 0; j < kReach; ++j)
@@ -977,10 +1003,30 @@ std::unique_ptr<Solver> make_cuda_solver(const Preprocessed& p, const SolverOpti
     std::string why;
     if (!cuda_available(&why))
         throw ResourceError("simulation.device \"cuda\": " + why + "; use --device cpu or auto");
+    const auto t0 = std::chrono::steady_clock::now();
     cuda::use_device(options.gpu);
+    const auto t1 = std::chrono::steady_clock::now();
+    std::unique_ptr<Solver> solver;
     if (options.precision == Precision::Float64)
-        return std::make_unique<cuda::ArdCuda<double>>(p, options);
-    return std::make_unique<cuda::ArdCuda<float>>(p, options);
+        solver = std::make_unique<cuda::ArdCuda<double>>(p, options);
+    else
+        solver = std::make_unique<cuda::ArdCuda<float>>(p, options);
+    // The phases before the constructor's body: the device (its context, in a process's first
+    // solver) and the layout, the constructor's time less its body's.
+    const auto seconds = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
+    auto& phases = dynamic_cast<cuda::Profiled&>(*solver).setup_phases;
+    double body = 0;
+    for (const SetupPhase& ph : phases)
+        body += ph.seconds;
+    const double made = seconds(t1, std::chrono::steady_clock::now());
+    phases.insert(phases.begin(), {{"device", seconds(t0, t1)}, {"layout", made - body}});
+    return solver;
+}
+
+std::vector<SetupPhase> cuda_setup_phases(const Solver& solver) {
+    const auto* s = dynamic_cast<const cuda::Profiled*>(&solver);
+    if (!s) throw std::invalid_argument("cuda_setup_phases: not a CUDA solver");
+    return s->setup_phases;
 }
 
 std::vector<CudaStage> profile_cuda_stages(Solver& solver, size_t steps) {

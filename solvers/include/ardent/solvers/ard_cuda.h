@@ -37,6 +37,14 @@ struct CudaStage {
 // for any other solver.
 std::vector<CudaStage> profile_cuda_stages(Solver& solver, size_t steps);
 
+// A CUDA solver's set-up, phase by phase in order (the device, the layout, then the constructor's
+// parts), for the benchmark. Throws std::invalid_argument for any other solver.
+struct SetupPhase {
+    std::string name;
+    double seconds = 0;
+};
+std::vector<SetupPhase> cuda_setup_phases(const Solver& solver);
+
 // Device-to-device cudaMemcpy bandwidth in bytes/s (read plus write counted), for the
 // benchmark's "fraction of copy bandwidth".
 double measure_copy_bandwidth();
