@@ -63,7 +63,9 @@ PropagationFilter::PropagationFilter(double sample_rate, const Atmosphere& air,
             nepers_per_second_[b] =
                 k * air_attenuation_db_per_m(static_cast<double>(b) * fs_ / static_cast<double>(n),
                                              air);
-    }
+    }    hop_decay_.resize(bins);
+    for (size_t b = 0; b < bins; ++b)
+        hop_decay_[b] = std::exp(-nepers_per_second_[b] * static_cast<double>(frame_ / 2) / fs_);
 }
 
 PropagationFilter::~PropagationFilter() = default;
@@ -82,8 +84,22 @@ std::vector<float> PropagationFilter::apply(std::span<const float> ir) const {
     auto slope = detail::alloc_floats(n);  // the frame times (t - its centre), for the correction
     auto slope_spec = detail::alloc_complex(bins);
     const double scale = 1.0 / static_cast<double>(n);  // FFTW's inverse is unnormalised
+    // exp(-rate t) per bin at the frame's travel time t: computed at the first frame that has
+    // one, then carried from frame to frame by the hop's decay (an exp per bin and frame was a
+    // tenth of the listener grid's write).
+    std::vector<double> decay(bins, 1.0);
+    bool decaying = false;
     for (auto start = -static_cast<std::ptrdiff_t>(hop); start < len;
          start += static_cast<std::ptrdiff_t>(hop)) {
+        const double centre = (static_cast<double>(start) + static_cast<double>(frame) / 2) / fs_;
+        if (centre >= 0 && decaying) {
+            for (size_t b = 0; b < bins; ++b)
+                decay[b] *= hop_decay_[b];
+        } else if (centre >= 0) {
+            for (size_t b = 0; b < bins; ++b)
+                decay[b] = std::exp(-nepers_per_second_[b] * centre);
+            decaying = true;
+        }
         std::fill(buf.get(), buf.get() + n, 0.0f);
         std::fill(slope.get(), slope.get() + n, 0.0f);
         bool any = false;
@@ -103,13 +119,11 @@ std::vector<float> PropagationFilter::apply(std::span<const float> ir) const {
         // sample at t_c + u is attenuated by exp(-b (t_c + u)) ~ exp(-b t_c) (1 - b u): the
         // second term, from the frame's time-weighted spectrum, removes the error of taking
         // t_c for every sample (up to a quarter of a hop), leaving one of order (b u)^2.
-        const double centre = (static_cast<double>(start) + static_cast<double>(frame) / 2) / fs_;
-        const double t = std::max(0.0, centre);
         const bool correct = centre >= 0;
         if (correct) plan_->fft.forward(slope.get(), slope_spec.get());
         for (size_t b = 0; b < bins; ++b) {
             const double rate = nepers_per_second_[b];
-            const std::complex<double> g = shift_[b] * (scale * std::exp(-rate * t));
+            const std::complex<double> g = shift_[b] * (scale * decay[b]);
             std::complex<double> v(spec[b]);
             if (correct) v -= rate * std::complex<double>(slope_spec[b]);
             spec[b] = std::complex<float>(v * g);

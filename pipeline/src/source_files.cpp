@@ -110,11 +110,11 @@ void write_grid(const Preprocessed& p, const std::vector<std::vector<float>>& re
     // independently: a batch of points at a time on every worker thread, written in
     // order.
     const size_t workers = worker_count(threads), batch = 16 * workers;
-    std::vector<GridWriter::EncodedPoint> rows(batch);
-    in_batches(
+    std::vector<GridWriter::EncodedPoint> rows(2 * batch);  // a batch encoded, the one before written
+    in_batches_overlapped(
         lc.points, workers, batch,
         [&](size_t i) {
-            GridWriter::EncodedPoint& out = rows[i % batch];
+            GridWriter::EncodedPoint& out = rows[i % (2 * batch)];
             const std::vector<float> ir =
                 delivery.deliver(std::span<const float>(recorded[i]), band);
             std::array<std::vector<float>, 3> gradient;
@@ -128,7 +128,7 @@ void write_grid(const Preprocessed& p, const std::vector<std::vector<float>>& re
         },
         [&](size_t begin, size_t end) {
             for (size_t i = begin; i < end; ++i)
-                grid.write_point(i, rows[i % batch]);
+                grid.write_point(i, rows[i % (2 * batch)]);
             points_done(end);
             stop_point(stop);
         });

@@ -530,7 +530,12 @@ class ArdCuda final : public Solver, public Profiled {
         wall_u_.upload(faces, t);
         wall_dv_.upload(faces, t);
         wall_terms_.allocate(kReach * n, t);
-        upload_gather(to, wall_gather_, t);
+        upload_gather(
+            [&](auto&& f) {
+                for (const auto& [cell, term] : to)
+                    f(cell, term);
+            },
+            L.field_cells(), wall_gather_, t);
         wall_scale_ = static_cast<Real>(L.c / (L.h * L.dt));
         wall_slope_ = static_cast<Real>(wall_face_slope(L.c * L.dt / L.h));
     }
@@ -641,45 +646,48 @@ class ArdCuda final : public Solver, public Profiled {
         DeviceArray<int32_t> cells, offsets, terms_of;
         size_t first = 0, last = 0;
     };
-    // A gather's tables from its (target cell, term) pairs: the cells in order, each with its
-    // terms (in the order given) at offsets[i] .. offsets[i + 1].
-    // Counted, not sorted: the cells are field indices, and a stable sort of a hall's 13 M pairs
-    // took a second.
-    static void upload_gather(const std::vector<std::pair<int32_t, int32_t>>& to, Gather& g,
-                              size_t& bytes) {
-        int32_t top = -1;
-        for (const auto& e : to)
-            top = std::max(top, e.first);
-        std::vector<int32_t> start(static_cast<size_t>(top) + 2, 0);  // terms before each cell
-        for (const auto& e : to)
-            ++start[static_cast<size_t>(e.first) + 1];
+    // A gather's tables from its (target cell, term) pairs, which `pairs(f)` passes to f(cell,
+    // term) in order: the cells in order, each with its terms (in the order given) at
+    // offsets[i] .. offsets[i + 1]. Counted, not sorted (a stable sort of a hall's 13 M pairs took
+    // a second), and from the pairs as they are made: a list of them cost as much again in new
+    // pages and copies. Cells are field indices, below `cells`.
+    template <typename Pairs>
+    static void upload_gather(const Pairs& pairs, size_t cells_bound, Gather& g, size_t& bytes) {
+        std::vector<int32_t> start(cells_bound + 1, 0);  // terms before each cell
+        size_t n = 0;
+        pairs([&](int32_t cell, int32_t) {
+            ++start[static_cast<size_t>(cell) + 1];
+            ++n;
+        });
         std::vector<int32_t> cells, offsets;
-        for (size_t c = 0; c + 1 < start.size(); ++c) {
+        for (size_t c = 0; c < cells_bound; ++c) {
             if (start[c + 1] > 0) {
                 cells.push_back(static_cast<int32_t>(c));
                 offsets.push_back(start[c]);
             }
             start[c + 1] += start[c];
         }
-        offsets.push_back(static_cast<int32_t>(to.size()));
-        std::vector<int32_t> terms(to.size());
-        for (const auto& [cell, term] : to)  // in the order given within a cell
+        offsets.push_back(static_cast<int32_t>(n));
+        std::vector<int32_t> terms(n);
+        pairs([&](int32_t cell, int32_t term) {
             terms[static_cast<size_t>(start[static_cast<size_t>(cell)]++)] = term;
+        });
         g.cells.upload(cells, bytes);
         g.offsets.upload(offsets, bytes);
         g.terms_of.upload(terms, bytes);
     }
     void build_gather(size_t first, size_t last, Gather& g, size_t& bytes) const {
-        std::vector<std::pair<int32_t, int32_t>> to;  // (cell, term)
-        for (size_t l = first; l < last; ++l) {
-            const InterfaceLine& line = layout_.lines[l];
-            const int32_t base = static_cast<int32_t>((l - first) * 2 * kReach);
-            for (int j = 0; j < kReach; ++j) {
-                if (line.right[j] >= 0) to.emplace_back(line.right[j], base + j);
-                if (line.left[j] >= 0) to.emplace_back(line.left[j], base + kReach + j);
+        const auto pairs = [&](auto&& f) {
+            for (size_t l = first; l < last; ++l) {
+                const InterfaceLine& line = layout_.lines[l];
+                const auto base = static_cast<int32_t>((l - first) * 2 * kReach);
+                for (int j = 0; j < kReach; ++j) {
+                    if (line.right[j] >= 0) f(line.right[j], base + j);
+                    if (line.left[j] >= 0) f(line.left[j], base + kReach + j);
+                }
             }
-        }
-        upload_gather(to, g, bytes);
+        };
+        upload_gather(pairs, layout_.field_cells(), g, bytes);
         g.first = first;
         g.last = last;
     }

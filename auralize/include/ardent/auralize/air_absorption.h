@@ -46,6 +46,7 @@ class PropagationFilter {
     size_t frame_ = 0;
     bool identity_ = false;
     std::vector<double> nepers_per_second_;    // per FFT bin: attenuation rate a(f) c ln(10) / 20
+    std::vector<double> hop_decay_;            // per FFT bin: its decay over half a frame
     std::vector<std::complex<double>> shift_;  // per FFT bin: the advance's phase ramp
     std::vector<float> window_;                // periodic Hann of frame_ samples
     std::unique_ptr<Plan> plan_;
