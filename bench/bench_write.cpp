@@ -90,15 +90,18 @@ int main(int argc, char** argv) {
         scene.simulation.band = "wave";
         const ardent::Preprocessed p = ardent::preprocess(scene);
         const double dt = ardent::ard_time_step(p.air.grid.h, scene.simulation.speed_of_sound);
-        const ardent::Excitation ex = ardent::Excitation::for_band(scene.simulation.max_frequency, dt);
-        const size_t steps = ardent::pipeline::steps_needed(dt, ex.delay(), scene.simulation.duration);
+        const ardent::Excitation ex =
+            ardent::Excitation::for_band(scene.simulation.max_frequency, dt);
+        const size_t steps =
+            ardent::pipeline::steps_needed(dt, ex.delay(), scene.simulation.duration);
         ardent::pipeline::SolvedSource solved;
         solved.dt = dt;
         solved.steps = steps;
         solved.receivers = signals<double>(p.receiver_cells().cells.size(), steps, dt, 1);
         if (scene.listener_grid_cells() > 0)
             solved.grid = signals<float>(p.listener_cells().cells.size(), steps, dt, 2);
-        const fs::path dir = fs::temp_directory_path() / ("bench-write-" + std::to_string(getpid()));
+        const fs::path dir =
+            fs::temp_directory_path() / ("bench-write-" + std::to_string(getpid()));
         const ardent::pipeline::ReceiverAmbisonics foa(p);
         nlohmann::ordered_json out;
         out["scene"] = scene.name;
@@ -112,8 +115,8 @@ int main(int argc, char** argv) {
             fs::remove_all(dir);
             for (const char* sub : {"ir", "ambix", "grid"})
                 fs::create_directories(dir / sub);
-            const ardent::pipeline::SourceFiles files{p,   nullptr, foa, dir, "bench",
-                                                      threads, nullptr};
+            const ardent::pipeline::SourceFiles files{p,       nullptr, foa,    dir,
+                                                      "bench", threads, nullptr};
             Timing t(p.air.receivers.size());
             const auto w = ardent::pipeline::write_source_files(files, 0, solved, {}, nullptr, t);
             out["rounds"].push_back({{"receivers_s", seconds(t.receivers_done - t.begin)},

@@ -49,8 +49,8 @@ TEST_P(InBatches, OverlappedPassesEveryBatchInOrderOnceItsItemsAreDone) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, InBatches,
-                         testing::Values(Case{0, 4, 8}, Case{1, 4, 8}, Case{8, 4, 8},
-                                         Case{9, 4, 8}, Case{100, 3, 16}, Case{257, 16, 256}));
+                         testing::Values(Case{0, 4, 8}, Case{1, 4, 8}, Case{8, 4, 8}, Case{9, 4, 8},
+                                         Case{100, 3, 16}, Case{257, 16, 256}));
 
 TEST(InBatchesErrors, AnItemsErrorStopsBeforeItsBatchIsPassedOn) {
     std::vector<size_t> passed;

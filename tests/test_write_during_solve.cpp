@@ -137,9 +137,9 @@ TEST_P(WriteDuringSolve, WritesWhatTheInLineWriteWrites) {
         "solve S1", "write S1", "written " + irs + "/" + irs,
         "solve S2", "write S2", "written " + irs + "/" + irs};
     // S1's write runs during S2's solve; the observer hears of it once S2's write is due.
-    const std::vector<std::string> order_beside = {
-        "solve S1", "solve S2", "write S1", "written " + irs + "/" + irs,
-        "write S2", "written " + irs + "/" + irs};
+    const std::vector<std::string> order_beside = {"solve S1", "solve S2",
+                                                   "write S1", "written " + irs + "/" + irs,
+                                                   "write S2", "written " + irs + "/" + irs};
     EXPECT_EQ(in_line.events, order_in_line);
     EXPECT_EQ(beside.events, order_beside);
     EXPECT_EQ(beside.off_thread, 0u);

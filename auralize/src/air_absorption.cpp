@@ -63,7 +63,8 @@ PropagationFilter::PropagationFilter(double sample_rate, const Atmosphere& air,
             nepers_per_second_[b] =
                 k * air_attenuation_db_per_m(static_cast<double>(b) * fs_ / static_cast<double>(n),
                                              air);
-    }    hop_decay_.resize(bins);
+    }
+    hop_decay_.resize(bins);
     for (size_t b = 0; b < bins; ++b)
         hop_decay_[b] = std::exp(-nepers_per_second_[b] * static_cast<double>(frame_ / 2) / fs_);
 }

@@ -391,8 +391,8 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 if (d == name) return true;
             return false;
         };
-        const SourceFiles files_of{p,      full ? &*full : nullptr, receiver_foa, tmp_dir, hash,
-                                   settings.threads, stop};
+        const SourceFiles files_of{p,    full ? &*full : nullptr, receiver_foa, tmp_dir,
+                                   hash, settings.threads,        stop};
         // The previous source's write, when it ran during this source's solve: waited for (its
         // progress passed on meanwhile), its rows taken in source order.
         struct PendingWrite {

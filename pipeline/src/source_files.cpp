@@ -110,7 +110,8 @@ void write_grid(const Preprocessed& p, const std::vector<std::vector<float>>& re
     // independently: a batch of points at a time on every worker thread, written in
     // order.
     const size_t workers = worker_count(threads), batch = 16 * workers;
-    std::vector<GridWriter::EncodedPoint> rows(2 * batch);  // a batch encoded, the one before written
+    std::vector<GridWriter::EncodedPoint> rows(2 *
+                                               batch);  // a batch encoded, the one before written
     in_batches_overlapped(
         lc.points, workers, batch,
         [&](size_t i) {
@@ -173,8 +174,7 @@ WrittenSource write_source_files(const SourceFiles& run, size_t s, const SolvedS
             }
             const std::string pair =
                 safe_name(src_name) + "_" + safe_name(run.p.air.receivers[r].name) + ".wav";
-            audio::write_wav_float(run.dir / "ir" / pair, ir, fs_out,
-                                   audio::WriteMode::Direct);
+            audio::write_wav_float(run.dir / "ir" / pair, ir, fs_out, audio::WriteMode::Direct);
             write_ambix(run.dir / "ambix" / pair, ambix, fs_out);
             // The IR's time zero is the emission; both halves place the source and the
             // receiver at their cell centres.

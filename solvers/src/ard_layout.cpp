@@ -372,7 +372,8 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
             const Interface& f = d.interfaces[i];
             InterfaceLines& out = by_interface[i];
             const int a = f.axis, u = (a + 1) % 3, v = (a + 2) % 3;
-            const int n_left = d.partitions[f.left].size[a], n_right = d.partitions[f.right].size[a];
+            const int n_left = d.partitions[f.left].size[a],
+                      n_right = d.partitions[f.right].size[a];
             for (int jv = f.lo[v]; jv < f.hi[v]; ++jv)
                 for (int ju = f.lo[u]; ju < f.hi[u]; ++ju) {
                     Index3 r0;
@@ -589,7 +590,8 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
         }
         const Ghosts& gh = part.ghosts;
         const size_t t = term0 + terms_before[b];
-        std::copy(gh.terms.begin(), gh.terms.end(), L.ghost_terms.begin() + static_cast<std::ptrdiff_t>(t));
+        std::copy(gh.terms.begin(), gh.terms.end(),
+                  L.ghost_terms.begin() + static_cast<std::ptrdiff_t>(t));
         std::copy(gh.weights.begin(), gh.weights.end(),
                   L.ghost_weights.begin() + static_cast<std::ptrdiff_t>(t));
         for (size_t e = 0; e < gh.ends.size(); ++e)

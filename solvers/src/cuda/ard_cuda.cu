@@ -1021,7 +1021,9 @@ std::unique_ptr<Solver> make_cuda_solver(const Preprocessed& p, const SolverOpti
         solver = std::make_unique<cuda::ArdCuda<float>>(p, options);
     // The phases before the constructor's body: the device (its context, in a process's first
     // solver) and the layout, the constructor's time less its body's.
-    const auto seconds = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
+    const auto seconds = [](auto a, auto b) {
+        return std::chrono::duration<double>(b - a).count();
+    };
     auto& phases = dynamic_cast<cuda::Profiled&>(*solver).setup_phases;
     double body = 0;
     for (const SetupPhase& ph : phases)
