@@ -107,11 +107,10 @@ void write_grid(const Preprocessed& p, const std::vector<std::vector<float>>& re
     info.scene_hash = hash;
     GridWriter grid(file, pos, kinds, samples, info);
     // Each point's IR and three gradient IRs are filtered, decimated and compressed
-    // independently: a batch of points at a time on every worker thread, written in
-    // order.
+    // independently: a batch of points at a time on every worker thread, written in order while
+    // the next batch is encoded (rows: two batches, alternately).
     const size_t workers = worker_count(threads), batch = 16 * workers;
-    std::vector<GridWriter::EncodedPoint> rows(2 *
-                                               batch);  // a batch encoded, the one before written
+    std::vector<GridWriter::EncodedPoint> rows(2 * batch);
     in_batches_overlapped(
         lc.points, workers, batch,
         [&](size_t i) {
