@@ -52,6 +52,7 @@ inline BandFigures octave_figures(const std::filesystem::path& wav, double hz) {
 struct Continuity {
     std::string scene;
     double max_frequency;
+    std::string wave_solver = "";  // the wave run's solver; empty: the scene's
 };
 
 // The octave band holding the default crossover (0.6 f_max; at 1 kHz the 500 Hz octave, which
@@ -73,7 +74,9 @@ inline void expect_full_band_continuity(const Continuity& c) {
     s["simulation"]["max_frequency"] = c.max_frequency;
     s["simulation"]["duration"] = 0.8;
     s["simulation"]["band"] = "wave";
-    dir.write("wave.json", s.dump());
+    json wave = s;
+    if (!c.wave_solver.empty()) wave["simulation"]["solver"] = c.wave_solver;
+    dir.write("wave.json", wave.dump());
     s["simulation"]["band"] = "full";
     s["simulation"]["crossover"] = 0.2 * c.max_frequency;
     dir.write("geo.json", s.dump());
@@ -89,10 +92,11 @@ inline void expect_full_band_continuity(const Continuity& c) {
         const BandFigures w = octave_figures(dir / "wave" / f, octave);
         const BandFigures g = octave_figures(dir / "geo" / f, octave);
         std::printf(
-            "%s %s, %.0f Hz octave: energy wave %.2f dB, geometric %.2f dB (%+.2f); T20 "
+            "%s %s, %.0f Hz octave: energy wave (%s) %.2f dB, geometric %.2f dB (%+.2f); T20 "
             "wave %.3f s, geometric %.3f s (%+.1f %%)\n",
-            c.scene.c_str(), f.c_str(), octave, w.energy_db, g.energy_db, g.energy_db - w.energy_db,
-            w.t20, g.t20, 100 * (g.t20 / w.t20 - 1));
+            c.scene.c_str(), f.c_str(), octave,
+            c.wave_solver.empty() ? "the scene's solver" : c.wave_solver.c_str(), w.energy_db,
+            g.energy_db, g.energy_db - w.energy_db, w.t20, g.t20, 100 * (g.t20 / w.t20 - 1));
         EXPECT_NEAR(g.energy_db, w.energy_db, 1.5) << f;
         t20_wave += w.t20;
         t20_geo += g.t20;
