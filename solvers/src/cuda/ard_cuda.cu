@@ -650,7 +650,7 @@ class ArdCuda final : public Solver, public Profiled {
     // term) in order: the cells in order, each with its terms (in the order given) at
     // offsets[i] .. offsets[i + 1]. Counted, not sorted (a stable sort of a hall's 13 M pairs took
     // a second), and from the pairs as they are made: a list of them cost as much again in new
-    // pages and copies. Cells are field indices, below `cells`.
+    // pages and copies. Cells are field indices, below `cells_bound`.
     template <typename Pairs>
     static void upload_gather(const Pairs& pairs, size_t cells_bound, Gather& g, size_t& bytes) {
         std::vector<int32_t> start(cells_bound + 1, 0);  // terms before each cell
