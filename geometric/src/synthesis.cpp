@@ -201,7 +201,11 @@ std::vector<std::vector<float>> synthesize_ambisonic_ir(const std::vector<Specul
     std::vector<Impulse> impulses;
     std::vector<std::vector<double>> path_gains;
     for (const SpecularPath& p : paths) {
-        impulses.push_back(impulse_at(p.length / s.speed_of_sound * fs));
+        // Only a path that arrives within the IR has an impulse (below, the others are skipped):
+        // a grid file's path may lie far beyond it, where its sample index fits no integer.
+        const double t = p.length / s.speed_of_sound * fs;
+        const bool arrives = p.length > 0 && t < static_cast<double>(s.samples + kSincHalf);
+        impulses.push_back(arrives ? impulse_at(t) : Impulse{});
         std::vector<double> g(channels);
         for (size_t c = 0; c < channels; ++c)
             g[c] = ambix_gain(c, p.direction);
