@@ -7,20 +7,11 @@ void ObserverRelay::warning(const std::string& text) {
     warnings_.push_back(text);
 }
 
-void ObserverRelay::geometric_begin(const std::string& label, size_t rays) {
+void ObserverRelay::begin(Kind kind, const std::string& label, size_t count) {
     const std::lock_guard<std::mutex> lock(mutex_);
-    kind_ = Kind::Geometric;
+    kind_ = kind;
     label_ = label;
-    count_ = rays;
-    done_ = 0;
-    ++part_;
-}
-
-void ObserverRelay::write_begin(const std::string& source, size_t irs) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    kind_ = Kind::Write;
-    label_ = source;
-    count_ = irs;
+    count_ = count;
     done_ = 0;
     ++part_;
 }

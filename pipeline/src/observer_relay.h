@@ -18,9 +18,13 @@ namespace ardent::pipeline {
 class ObserverRelay final : public SimulateObserver {
   public:
     void warning(const std::string& text) override;
-    void geometric_begin(const std::string& label, size_t rays) override;
+    void geometric_begin(const std::string& label, size_t rays) override {
+        begin(Kind::Geometric, label, rays);
+    }
     void geometric_progress(size_t done) override { done_ = done; }
-    void write_begin(const std::string& source, size_t irs) override;
+    void write_begin(const std::string& source, size_t irs) override {
+        begin(Kind::Write, source, irs);
+    }
     void write_progress(size_t done) override { done_ = done; }
 
     // Passes on to `to` what changed since the last call: a new part's begin (and the end of
@@ -32,6 +36,7 @@ class ObserverRelay final : public SimulateObserver {
 
   private:
     enum class Kind { Geometric, Write };
+    void begin(Kind kind, const std::string& label, size_t count);  // a new part
     void end(SimulateObserver& to, bool stopped) const;
 
     std::mutex mutex_;
