@@ -82,13 +82,20 @@ int main(int argc, char** argv) {
         const double copy_bw = ardent::ard::measure_copy_bandwidth();
         const auto tw = std::chrono::steady_clock::now();
         // Warm-up: each of the two steps' graphs captured in its first step, then a few more.
+        solver->expect_steps(20 + steps);  // as `ardent simulate` does
+        // advance() returns while the GPU still runs its last steps: each timer stops after
+        // wait() (until session 30 it did not: 2000 steps read 0.8-1.0 % fast, 200 steps 3.4 %).
         solver->advance(1);
+        solver->wait();
         const auto tf = std::chrono::steady_clock::now();
         solver->advance(1);
+        solver->wait();
         const auto ts = std::chrono::steady_clock::now();
         solver->advance(18);
+        solver->wait();
         const auto t2 = std::chrono::steady_clock::now();
         solver->advance(steps);
+        solver->wait();
         const auto t3 = std::chrono::steady_clock::now();
         const auto stages = ardent::ard::profile_cuda_stages(*solver, std::min<size_t>(steps, 200));
         const double run = std::chrono::duration<double>(t3 - t2).count();
@@ -155,12 +162,17 @@ int main(int argc, char** argv) {
             for (int k = 0; k < concurrent; ++k) {
                 o.source = static_cast<size_t>(k) % p.air.sources.size();
                 solvers.push_back(ardent::ard::make_cuda_solver(p, o));
+                solvers.back()->expect_steps(20 + steps);
                 solvers.back()->advance(20);
+                solvers.back()->wait();
             }
             const auto c0 = std::chrono::steady_clock::now();
             std::vector<std::thread> threads;
             for (auto& sv : solvers)
-                threads.emplace_back([&sv, steps] { sv->advance(steps); });
+                threads.emplace_back([&sv, steps] {
+                    sv->advance(steps);
+                    sv->wait();
+                });
             for (auto& t : threads)
                 t.join();
             const double took =

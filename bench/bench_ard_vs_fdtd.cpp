@@ -67,6 +67,7 @@ Run run(int k, double duration, double ppw, bool fdtd, bool materials, int threa
     Run r;
     r.steps = static_cast<size_t>(std::ceil(duration / solver->dt()));
     solver->advance(r.steps);
+    solver->wait();  // a GPU backend returns from advance() before its last steps have run
     const auto t2 = std::chrono::steady_clock::now();
     r.name = solver->name();
     r.air_cells = p.air.air_cells;

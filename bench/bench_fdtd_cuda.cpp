@@ -71,8 +71,10 @@ int main(int argc, char** argv) {
         const auto t2 = std::chrono::steady_clock::now();
         const double copy_bw = ardent::ard::measure_copy_bandwidth();
         solver->advance(20);  // warm-up: graph capture, first touches
+        solver->wait();
         const auto t3 = std::chrono::steady_clock::now();
         solver->advance(steps);
+        solver->wait();  // advance() may return before the GPU has run its last steps
         const auto t4 = std::chrono::steady_clock::now();
         const double energy = solver->field_energy();
         const auto prof = ardent::fdtd::profile_cuda(*solver, std::min<size_t>(steps, 200));

@@ -198,6 +198,45 @@ TEST(ArdCuda, DenseListenerGridAgreesWithCpuAcrossRings) {
     EXPECT_LE(cpu_vs_cuda(p, 1100, Precision::Float32, "dense listener grid").rel_l2, 1e-4);
 }
 
+// A solver told how many steps a run takes (Solver::expect_steps, as `ardent simulate` does)
+// records them where it reserved room for them: no signal is moved while the run goes on, and the
+// samples are those of a solver not told.
+void expect_recorded_in_place(const Preprocessed& p, bool gpu) {
+    SolverOptions o;
+    const size_t steps = 1100;
+    auto told = gpu ? ard::make_cuda_solver(p, o) : make_solver(p, o);
+    auto untold = make_solver(p, o);
+    told->expect_steps(steps);
+    ASSERT_FALSE(told->grid_signals().empty());
+    const float* grid = told->grid_signals().back().data();
+    const double* receiver = told->receivers().front().data();
+    told->advance(steps / 3);
+    told->advance(steps - steps / 3);
+    untold->advance(steps);
+    EXPECT_EQ(told->grid_signals().back().data(), grid);
+    EXPECT_EQ(told->receivers().front().data(), receiver);
+    ASSERT_EQ(told->grid_signals().back().size(), steps);
+    if (!gpu) {
+        EXPECT_EQ(told->grid_signals(), untold->grid_signals());
+        EXPECT_EQ(told->receivers(), untold->receivers());
+    } else {
+        EXPECT_LE(relative_l2(untold->receivers(), told->receivers()), 1e-4);
+    }
+}
+
+TEST(SolverSignals, ExpectedStepsAreRecordedInPlace) {
+    Scene scene = parse_scene(box_scene_json(box({16, 12, 10}, 7)), "grid.json");
+    scene.listener_grid_every = 3;
+    expect_recorded_in_place(preprocess(scene, {}), false);
+}
+
+TEST(ArdCuda, ExpectedStepsAreRecordedInPlace) {
+    REQUIRE_GPU();
+    Scene scene = parse_scene(box_scene_json(box({16, 12, 10}, 7)), "grid.json");
+    scene.listener_grid_every = 1;  // more than two rings of samples in 1100 steps
+    expect_recorded_in_place(preprocess(scene, {}), true);
+}
+
 TEST(ArdCuda, InitialFieldEnergyMatchesCpu) {
     REQUIRE_GPU();
     const Preprocessed p = build(box({20, 14, 10}, 8));

@@ -466,6 +466,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 }
                 const size_t total =
                     steps_needed(solver->dt(), solver->excitation().delay(), duration);
+                solver->expect_steps(total);
                 observer.source_begin(src_name, s, n_src, total, solver->steps_done());
                 live.source = src_name;
                 const int plane_axis = scene.geometry.up_axis();

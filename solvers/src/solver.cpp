@@ -25,6 +25,14 @@ void Solver::check_field(bool injects) {
                           ": the run is numerically unstable");
 }
 
+void Solver::expect_steps(size_t total) {
+    settle_signals();
+    for (auto& r : receivers_)
+        r.reserve(total);
+    for (auto& g : grid_signals_)
+        g.reserve(total);
+}
+
 const std::vector<int64_t>& Solver::plane_cells(const Grid& grid, int axis, int index,
                                                 const std::function<int64_t(size_t)>& storage,
                                                 bool* rebuilt) const {

@@ -189,6 +189,8 @@ class FdtdCuda final : public Solver, public Profiled {
         return true;
     }
 
+    void wait() const override { ARDENT_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
     double field_energy() const override {
         apply_pending();
         ARDENT_CUDA_CHECK(cudaMemsetAsync(energy_.get(), 0, sizeof(double), stream_));
