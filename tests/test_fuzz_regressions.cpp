@@ -164,5 +164,27 @@ TEST(FuzzRegressions, GridWithAnAbsurdCrossoverIsRefused) {
     EXPECT_THROW(auralize::join_at_crossover(ir, ir, 48000, 1e-100), std::invalid_argument);
 }
 
+// fuzz_grid_reader, undefined behaviour then a non-finite IR (2026-11-28, a fresh-clone run of
+// scripts/fuzz 60): a full-band grid (fuzz/corpus/grid_reader/) whose paths run from 7e-285 m to
+// 3e294 m. The path past the IR's end no longer overflows its impulse's sample index (synthesis);
+// the path of almost no length gave its point an IR of infinities (a pressure of factor / (4 pi
+// length)). The reader now refuses paths under 1 mm, factors outside [0, 1] and directions that
+// are not unit vectors.
+TEST(FuzzRegressions, GridWithAPathOfAlmostNoLengthIsRefused) {
+    const auto file =
+        source_dir() / "fuzz" / "corpus" / "grid_reader" / "full-band-grid-path-3e243-m.h5";
+    try {
+        const auralize::IrGrid grid(file);
+        ADD_FAILURE() << "the grid was read";
+    } catch (const InputError& e) {
+        EXPECT_NE(
+            std::string(e.what()).find("/geometric/path_length holds a path shorter than 1 mm"),
+            std::string::npos)
+            << e.what();
+        EXPECT_NE(std::string(e.what()).find(file.filename().string()), std::string::npos)
+            << e.what();
+    }
+}
+
 }  // namespace
 }  // namespace ardent::test

@@ -206,8 +206,10 @@ GridGeometric read_geometric(hid_t f, size_t points, double duration, double sam
     out.path_length = read_array<double>(g.id, "path_length", H5T_NATIVE_DOUBLE, dl, budget, file);
     const size_t n = dl[0];
     all_finite(out.path_length, "/geometric/path_length", file);
+    // A path's pressure is factor / (4 pi length): no source lies within a millimetre of a grid
+    // point (distinct cell centres); a crafted 7e-285 m made the IR infinite (fuzz_grid_reader).
     for (double v : out.path_length)
-        if (v <= 0) bad(file, "/geometric/path_length is not positive");
+        if (!(v >= 1e-3)) bad(file, "/geometric/path_length holds a path shorter than 1 mm");
     if (out.path_offset[0] != 0 || out.path_offset[points] != n)
         bad(file, "/geometric/path_offset does not span /geometric/path_length");
     for (size_t p = 0; p < points; ++p)
@@ -219,10 +221,18 @@ GridGeometric read_geometric(hid_t f, size_t points, double duration, double sam
     std::vector<hsize_t> dpf{n, B};
     out.path_factor = read_array<float>(g.id, "path_factor", H5T_NATIVE_FLOAT, dpf, budget, file);
     all_finite(out.path_factor, "/geometric/path_factor", file);
+    for (float v : out.path_factor)  // shares of a reflection and the air's, multiplied
+        if (v < 0 || v > 1) bad(file, "/geometric/path_factor holds a factor outside [0, 1]");
     std::vector<hsize_t> dpd{n, 3};
     out.path_direction =
         read_array<float>(g.id, "path_direction", H5T_NATIVE_FLOAT, dpd, budget, file);
     all_finite(out.path_direction, "/geometric/path_direction", file);
+    for (size_t i = 0; i < n; ++i) {  // a zero vector has no direction to render from
+        const double x = out.path_direction[3 * i], y = out.path_direction[3 * i + 1],
+                     z = out.path_direction[3 * i + 2];
+        if (std::abs(std::sqrt(x * x + y * y + z * z) - 1) > 1e-3)
+            bad(file, "/geometric/path_direction holds a vector that is not of unit length");
+    }
     return out;
 }
 
