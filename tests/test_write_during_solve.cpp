@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <string>
 #include <thread>
@@ -49,14 +51,31 @@ struct Recorder final : pipeline::SimulateObserver {
     std::vector<std::string> events;
     size_t irs = 0, last_done = 0, off_thread = 0;
     std::atomic<bool>* stop_in_second_solve = nullptr;
+    std::function<void()> before_first_solve;
+    bool hold_second_solve = false;
+    std::chrono::milliseconds hold_second_solve_for{2000};
     void check() { off_thread += std::this_thread::get_id() != thread; }
     void source_begin(const std::string& name, size_t, size_t, size_t, size_t) override {
         check();
+        if (events.empty() && before_first_solve) before_first_solve();
         events.push_back("solve " + name);
     }
     void progress(size_t) override {
         check();
         if (stop_in_second_solve && events.back() == "solve S2") stop_in_second_solve->store(true);
+        if (hold_second_solve && events.back() == "solve S2") {
+            // Long enough for the first source's write to reach its first file.
+            std::this_thread::sleep_for(hold_second_solve_for);
+            hold_second_solve = false;
+        }
+    }
+    void source_end() override {
+        check();
+        events.push_back("solved");
+    }
+    void source_stopped() override {
+        check();
+        events.push_back("stopped");
     }
     void write_begin(const std::string& source, size_t n) override {
         check();
@@ -134,10 +153,11 @@ TEST_P(WriteDuringSolve, WritesWhatTheInLineWriteWrites) {
 
     const std::string irs = std::to_string(in_line.irs);
     const std::vector<std::string> order_in_line = {
-        "solve S1", "write S1", "written " + irs + "/" + irs,
-        "solve S2", "write S2", "written " + irs + "/" + irs};
+        "solve S1", "solved", "write S1", "written " + irs + "/" + irs,
+        "solve S2", "solved", "write S2", "written " + irs + "/" + irs};
     // S1's write runs during S2's solve; the observer hears of it once S2's write is due.
-    const std::vector<std::string> order_beside = {"solve S1", "solve S2",
+    const std::vector<std::string> order_beside = {"solve S1", "solved",
+                                                   "solve S2", "solved",
                                                    "write S1", "written " + irs + "/" + irs,
                                                    "write S2", "written " + irs + "/" + irs};
     EXPECT_EQ(in_line.events, order_in_line);
@@ -158,6 +178,42 @@ TEST(WriteDuringSolveStop, AStopDuringTheNextSolveLeavesNothingBehind) {
     Recorder rec;
     rec.stop_in_second_solve = &stop;
     EXPECT_THROW(pipeline::simulate(scene, settings, rec, &stop), pipeline::Cancelled);
+    EXPECT_EQ(rec.off_thread, 0u);
+    EXPECT_EQ(dir.listing(), "wave.json\n");
+}
+
+// A write that fails on its thread (the run's ir/ folder made a file before S1's IRs are due, as
+// a full disk or a removed folder would fail it) fails the run, naming the file, during the next
+// solve (held here until the write has had time to fail), and leaves nothing behind: neither the
+// results directory nor its temporary one.
+TEST(WriteDuringSolveFailure, AWriteThatFailsBesideTheNextSolveFailsTheRun) {
+    ScratchDir dir;
+    const Scene scene = two_sources(dir, "wave");
+    pipeline::SimulateSettings settings;
+    settings.threads = 2;
+    settings.output = dir / "out.ardent";
+    settings.write_during_solve = pipeline::WriteDuringSolve::Always;
+    Recorder rec;
+    rec.hold_second_solve = true;
+    size_t blocked = 0;
+    rec.before_first_solve = [&] {
+        for (const auto& e : fs::directory_iterator(dir.path()))
+            if (e.is_directory() && fs::is_directory(e.path() / "ir")) {
+                fs::remove_all(e.path() / "ir");
+                std::ofstream(e.path() / "ir") << "in the way\n";
+                ++blocked;
+            }
+    };
+    try {
+        pipeline::simulate(scene, settings, rec, nullptr);
+        ADD_FAILURE() << "the run succeeded";
+    } catch (const std::exception& e) {
+        std::printf("%s\n", e.what());
+        EXPECT_NE(std::string(e.what()).find("S1"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find(".wav"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(blocked, 1u);
+    EXPECT_EQ(rec.events, (std::vector<std::string>{"solve S1", "solved", "solve S2", "stopped"}));
     EXPECT_EQ(rec.off_thread, 0u);
     EXPECT_EQ(dir.listing(), "wave.json\n");
 }

@@ -399,6 +399,8 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             std::string source;
             std::unique_ptr<ObserverRelay> relay = std::make_unique<ObserverRelay>();
             std::future<WrittenSource> job;
+            // Set when the write has thrown: the solve beside it stops at its next chunk.
+            std::shared_ptr<std::atomic<bool>> failed = std::make_shared<std::atomic<bool>>(false);
         };
         double write_waited_s = 0;  // the writes' time not hidden behind a GPU solve
         const auto take_written = [&](WrittenSource& w) {
@@ -503,6 +505,12 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                             sopts.comm ? !sopts.comm->any(took >= 0.12) : took < 0.12;
                         const bool slow = sopts.comm ? sopts.comm->any(took > 0.5) : took > 0.5;
                         observer.progress(solver->steps_done());
+                        // The previous source's write failed beside this solve (a full disk):
+                        // the run fails now, with its message, not once this solve is done.
+                        if (pending && pending->failed->load()) {
+                            observer.source_stopped();
+                            finish_pending();  // throws the write's error
+                        }
                         // A distributed run stops inside advance(), on every rank at once.
                         if (!finished || (!sopts.comm && stopped(stop))) {
                             observer.source_stopped();
@@ -608,16 +616,21 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 pending.emplace();
                 pending->source = src_name;
                 pending->job = std::async(
-                    std::launch::async,
-                    [&files_of, s, relay = pending->relay.get(), solved = std::move(solved),
-                     geo = std::move(geo), grid_geo = std::move(grid_geo)] {
+                    std::launch::async, [&files_of, s, relay = pending->relay.get(),
+                                         failed = pending->failed, solved = std::move(solved),
+                                         geo = std::move(geo), grid_geo = std::move(grid_geo)] {
 #ifdef __linux__
                         // Below the solver's host thread, above the rays (nice is per thread on
                         // Linux, and the write's worker threads inherit it).
                         setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 5);
 #endif
-                        return write_source_files(files_of, s, solved, geo,
-                                                  grid_geo ? &*grid_geo : nullptr, *relay);
+                        try {
+                            return write_source_files(files_of, s, solved, geo,
+                                                      grid_geo ? &*grid_geo : nullptr, *relay);
+                        } catch (...) {
+                            failed->store(true);
+                            throw;
+                        }
                     });
             } else {
                 observer.stage("Writing " + src_name + " ...");
