@@ -119,9 +119,13 @@ int main(int argc, char** argv) {
                                                       "bench", threads, nullptr};
             Timing t(p.air.receivers.size());
             const auto w = ardent::pipeline::write_source_files(files, 0, solved, {}, nullptr, t);
+            uintmax_t grid_bytes = 0;
+            for (const auto& e : fs::directory_iterator(dir / "grid"))
+                grid_bytes += e.file_size();
             out["rounds"].push_back({{"receivers_s", seconds(t.receivers_done - t.begin)},
                                      {"grid_s", seconds(t.end - t.receivers_done)},
-                                     {"write_s", w.seconds}});
+                                     {"write_s", w.seconds},
+                                     {"grid_bytes", grid_bytes}});
         }
         fs::remove_all(dir);
         std::printf("%s\n", out.dump(2).c_str());

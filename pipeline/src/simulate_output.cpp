@@ -1,8 +1,8 @@
 #include "ardent/pipeline/simulate_output.h"
 
 #include <hdf5.h>
+#include <libdeflate.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -462,6 +463,10 @@ GridWriter::GridWriter(const fs::path& file, const std::vector<Vec3>& positions,
     attr_string(f, "format", "ardent-grid/4", file);
 }
 
+namespace {
+constexpr int kDeflateLevel = 2;
+}  // namespace
+
 std::vector<unsigned char> GridWriter::encode_chunk(std::span<const float> values) const {
     const size_t bytes = values.size() * sizeof(float);
     std::vector<unsigned char> raw(bytes);
@@ -476,10 +481,18 @@ std::vector<unsigned char> GridWriter::encode_chunk(std::span<const float> value
     for (size_t e = 0; e < n; ++e)
         for (size_t j = 0; j < sizeof(float); ++j)
             raw[j * n + e] = in[e * sizeof(float) + j];
-    uLongf size = compressBound(static_cast<uLong>(bytes));
-    std::vector<unsigned char> out(size);
-    const int rc = compress2(out.data(), &size, raw.data(), static_cast<uLong>(bytes), 1);
-    h5_check(rc == Z_OK, file_, "compress a chunk");
+    // libdeflate: the same zlib stream as zlib's compress2, 2.2 times as fast at level 2 on such
+    // data (docs/benchmarks.md); one compressor per writer thread.
+    struct FreeCompressor {
+        void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
+    };
+    thread_local const std::unique_ptr<libdeflate_compressor, FreeCompressor> deflater(
+        libdeflate_alloc_compressor(kDeflateLevel));
+    h5_check(deflater != nullptr, file_, "allocate a compressor");
+    std::vector<unsigned char> out(libdeflate_zlib_compress_bound(deflater.get(), bytes));
+    const size_t size =
+        libdeflate_zlib_compress(deflater.get(), raw.data(), bytes, out.data(), out.size());
+    h5_check(size > 0, file_, "compress a chunk");
     out.resize(size);
     return out;
 }
