@@ -1,7 +1,8 @@
 // The CUDA ARD backend against the CPU backend on the validation scenes (spec section 6): the
 // same receivers within 1e-4 relative L2 in float32, the same energy from set_pressure() initial
-// values, exact checkpoints, and the CLI's exit code 3 for --device cuda without a GPU. Tests
-// that need a GPU skip themselves, with the reason, where none is present (CI).
+// values, exact checkpoints, signals recorded where Solver::expect_steps reserved them (on the
+// CPU backend too), and the CLI's exit code 3 for --device cuda without a GPU. Tests that need a
+// GPU skip themselves, with the reason, where none is present (CI).
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>

@@ -167,13 +167,19 @@ TEST_P(WriteDuringSolve, WritesWhatTheInLineWriteWrites) {
 
 INSTANTIATE_TEST_SUITE_P(Bands, WriteDuringSolve, ::testing::Values("wave", "full"));
 
-TEST(WriteDuringSolveStop, AStopDuringTheNextSolveLeavesNothingBehind) {
-    ScratchDir dir;
-    const Scene scene = two_sources(dir, "wave");
+// A run into dir/out.ardent whose writes all run beside the next solve.
+pipeline::SimulateSettings writing_beside(const ScratchDir& dir) {
     pipeline::SimulateSettings settings;
     settings.threads = 2;
     settings.output = dir / "out.ardent";
     settings.write_during_solve = pipeline::WriteDuringSolve::Always;
+    return settings;
+}
+
+TEST(WriteDuringSolveStop, AStopDuringTheNextSolveLeavesNothingBehind) {
+    ScratchDir dir;
+    const Scene scene = two_sources(dir, "wave");
+    const pipeline::SimulateSettings settings = writing_beside(dir);
     std::atomic<bool> stop{false};
     Recorder rec;
     rec.stop_in_second_solve = &stop;
@@ -189,10 +195,7 @@ TEST(WriteDuringSolveStop, AStopDuringTheNextSolveLeavesNothingBehind) {
 TEST(WriteDuringSolveFailure, AWriteThatFailsBesideTheNextSolveFailsTheRun) {
     ScratchDir dir;
     const Scene scene = two_sources(dir, "wave");
-    pipeline::SimulateSettings settings;
-    settings.threads = 2;
-    settings.output = dir / "out.ardent";
-    settings.write_during_solve = pipeline::WriteDuringSolve::Always;
+    const pipeline::SimulateSettings settings = writing_beside(dir);
     Recorder rec;
     rec.hold_second_solve = true;
     size_t blocked = 0;
