@@ -3,7 +3,7 @@
 // device-to-device copy bandwidth (metrics defined in bench/README.md).
 // Usage: bench_ard_cuda [SCENE.json] [--max-frequency HZ] [--scale S] [--steps N] [--float64]
 //   [--partition-sides smooth|power_of_two]  (default: the scene's)
-//   [--distributed] [--concurrent S] [--grid-every N]
+//   [--distributed] [--concurrent S] [--grid-every N] [--courant C]
 //   --scale multiplies the scene's geometry (the paper's benchmark needs ~7000-7500 m^3 of air).
 //   --distributed, under mpirun (one rank per GPU): the partitions spread over the ranks as in
 //   `ardent simulate --distributed`; every rank prints its own line (its cells, halo and stages,
@@ -11,6 +11,7 @@
 //   each shows its own work alone).
 //   --grid-every N: record the listener grid every N cells, as `ardent simulate` does (default:
 //   none, the solver alone).
+//   --courant C: ARD's c dt / h instead of kArdCourant (docs/ard.md, "Time step").
 //   --concurrent S: also S solvers of the scene's sources (cycled), each advanced by its own host
 //   thread on its own stream, all at once: the throughput per source against one solver alone.
 #include <chrono>
@@ -33,7 +34,7 @@
 
 int main(int argc, char** argv) {
     std::string scene_file = std::string(ARDENT_SOURCE_DIR) + "/data/scenes/shoebox.json";
-    double f_max = 0, scale = 1;
+    double f_max = 0, scale = 1, courant = 0;
     std::string sides;  // the scene's partition_sides unless given
     size_t steps = 1000;
     bool f64 = false, distributed = false;
@@ -53,6 +54,8 @@ int main(int argc, char** argv) {
             grid_every = std::atoi(argv[++i]);
         } else if (!std::strcmp(argv[i], "--concurrent") && i + 1 < argc) {
             concurrent = std::atoi(argv[++i]);
+        } else if (!std::strcmp(argv[i], "--courant") && i + 1 < argc) {
+            courant = std::atof(argv[++i]);
         } else if (!std::strcmp(argv[i], "--distributed")) {
             distributed = true;
         } else {
@@ -72,6 +75,7 @@ int main(int argc, char** argv) {
         const auto tp = std::chrono::steady_clock::now();
         ardent::SolverOptions o;
         o.listener_grid = grid_every > 0;
+        o.ard_courant = courant;
         o.precision = f64 ? ardent::Precision::Float64 : ardent::Precision::Float32;
         if (comm) {
             o.comm = comm.get();
