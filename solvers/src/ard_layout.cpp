@@ -607,7 +607,6 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
     }
     L.pml_cells = L.pml.size() * static_cast<size_t>(L.pml_depth);
     L.ghost_cells = L.ghost_offsets.size() - 1;
-    L.pml_ghosts = ghost0;
     // Ghost references (-2 - g) become field indices.
     const auto ghost_base = static_cast<int32_t>(L.air_cells + L.pml_cells);
     auto resolve = [&](int32_t& c) {

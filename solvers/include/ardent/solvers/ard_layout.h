@@ -210,9 +210,6 @@ struct Layout {
     // [ghost_offsets[g], ghost_offsets[g + 1]) of ghost_weights[t] * field[ghost_terms[t]];
     // terms are air and PML cells, never ghosts.
     size_t ghost_cells = 0;
-    // Ghosts [pml_ghosts, ghost_cells) are the PML lines' and their coupling lines' (made last):
-    // their accelerations are evaluated too (pml_time_correction in ard_physics.h).
-    size_t pml_ghosts = 0;
     std::vector<int32_t> ghost_offsets{0};
     std::vector<int32_t> ghost_terms;
     std::vector<double> ghost_weights;
