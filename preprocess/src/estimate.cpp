@@ -106,17 +106,18 @@ ResourceEstimate estimate_resources(const EstimateInputs& in) {
     const double scene = kProcessBaseBytes + 10 * grid;
     const double layout = 4 * grid + 120 * lines;
     // ARD's state per air cell: pressure, forcing and two mode levels (float32); per PML cell:
-    // the field, its previous level and the auxiliary field; the mode tables per distinct shape;
+    // the field, its previous level, the auxiliary field and its acceleration (the PML's time
+    // correction); the mode tables per distinct shape;
     // FFTW scratch for the largest partition.
     e.memory_ard_cpu =
-        scene + layout + 16 * cells + 12 * pml + 12 * static_cast<double>(in.distinct_shape_cells) +
+        scene + layout + 16 * cells + 16 * pml + 12 * static_cast<double>(in.distinct_shape_cells) +
         8 * static_cast<double>(in.largest_partition_cells) + e.signal_bytes_per_step * steps_ard;
     // On the GPU: the same fields, the lines' tables, terms and gathers (about 170 B a line) and
     // the samples' ring (at most 64 MB, pinned on the host too). A hall at 1650 Hz: 1.47 GB
     // measured (bench_ard_cuda), 1.5 GB estimated.
     const double ring =
         std::min(64e6, 512 * 4.0 * static_cast<double>(in.receivers + in.listener_points));
-    e.memory_ard_gpu = 16 * cells + 12 * pml + 12 * static_cast<double>(in.distinct_shape_cells) +
+    e.memory_ard_gpu = 16 * cells + 16 * pml + 12 * static_cast<double>(in.distinct_shape_cells) +
                        170 * lines + ring;
     e.memory_ard_gpu_host = scene + layout + ring + e.signal_bytes_per_step * steps_ard;
     // FDTD: two pressure arrays and a flag byte per cell of its (finer) bounding-box grid.

@@ -65,10 +65,14 @@ class ArdCpu final : public Solver {
         ghost_weights_.assign(L.ghost_weights.begin(), L.ghost_weights.end());
         pml_old_.assign(L.pml_cells, Real(0));
         psi_.assign(L.pml.size() * static_cast<size_t>(std::max(L.pml_depth - 1, 0)), Real(0));
-        correction_.assign(L.air_lines * 2 * kReach, Real(0));
+        correction_.assign(L.lines.size() * 2 * kReach, Real(0));
+        dt2_12_ = static_cast<Real>(dt_ * dt_ / 12);
         sample_scale_ = static_cast<Real>(dt_ * dt_ / 12);
         correction_scale_ = static_cast<Real>(time_correction_scale(L.c * dt_ / L.h));
-        force_ = F::alloc(std::max<size_t>(L.air_cells, 1));
+        // Air cells: the forcing; PML cells and their ghosts: the accelerations that the PML's
+        // time correction reads (pml_time_correction); other ghosts stay zero.
+        force_ = F::alloc(std::max<size_t>(L.field_cells(), 1));
+        std::fill_n(force_, L.field_cells(), Real(0));
         modes_[0] = F::alloc(std::max<size_t>(L.air_cells, 1));
         modes_[1] = F::alloc(std::max<size_t>(L.air_cells, 1));
         std::fill_n(modes_[0], L.air_cells, Real(0));
@@ -167,10 +171,10 @@ class ArdCpu final : public Solver {
     }
 
     size_t memory_bytes() const override {
-        return sizeof(Real) *
-                   (field_.size() + pml_old_.size() + psi_.size() + correction_.size() +
-                    3 * layout_.air_cells + coef_a_.size() + coef_b_.size() + coef_phi_.size() +
-                    wall_weights_.size() + wall_s_.size() + wall_v_.size() + 3 * wall_u_.size()) +
+        return sizeof(Real) * (field_.size() + pml_old_.size() + psi_.size() + correction_.size() +
+                               2 * layout_.air_cells + layout_.field_cells() + coef_a_.size() +
+                               coef_b_.size() + coef_phi_.size() + wall_weights_.size() +
+                               wall_s_.size() + wall_v_.size() + 3 * wall_u_.size()) +
                sizeof(int32_t) * layout_.wall_cells.size() +
                sizeof(WallFace) * layout_.wall_faces.size() +
                sizeof(InterfaceLine) * layout_.lines.size() + sizeof(PmlLine) * layout_.pml.size() +
@@ -301,7 +305,7 @@ class ArdCpu final : public Solver {
 
     void step_once() {
         const Layout& L = layout_;
-        evaluate_ghosts();
+        evaluate_ghosts(field_.data(), field_.data(), 0);
         const Real* p = field_.data();
         std::fill_n(force_, L.air_cells, Real(0));
 
@@ -318,39 +322,19 @@ class ArdCpu final : public Solver {
             receivers_[r].push_back(static_cast<double>(sample(L.receivers[r])));
         for (size_t i = 0; i < L.grid_cells.size(); ++i)
             grid_signals_[i].push_back(static_cast<float>(sample(L.grid_cells[i])));
-        // A distributed run: the other ranks' forcing on the cells this rank's lines read.
-        if (comm_) force_halo_.exchange(*comm_, force_);
-        // 3. The coupling's time correction (dt^2/12) C F, where F holds the interface forcing and
-        //    the source, read in full before any of it is added (ard_physics.h).
-        if (L.air_lines > 0) {
-#pragma omp parallel for num_threads(threads_) schedule(static) if (L.air_lines > kParallelLines)
-            for (long li = 0; li < static_cast<long>(L.air_lines); ++li) {
-                const size_t l = static_cast<size_t>(li);
-                const InterfaceLine& line = L.lines[l];
-                Real* out = correction_.data() + l * 2 * kReach;
-                line_terms(line, force_, correction_scale_, out, out + kReach,
-                           static_cast<int32_t>(L.air_cells));
-            }
-            for (size_t bi = 0; bi < air_batches; ++bi) {
-                const LineBatch& b = L.batches[bi];
-#pragma omp parallel for num_threads(threads_) \
-    schedule(static) if (b.end - b.begin > kParallelLines)
-                for (long li = static_cast<long>(b.begin); li < static_cast<long>(b.end); ++li) {
-                    const size_t l = static_cast<size_t>(li);
-                    const InterfaceLine& line = L.lines[l];
-                    const Real* c = correction_.data() + l * 2 * kReach;
-                    for (int j = 0; j < kReach; ++j) {
-                        if (line.right[j] >= 0) force_[line.right[j]] += c[j];
-                        if (line.left[j] >= 0) force_[line.left[j]] += c[kReach + j];
-                    }
-                }
-            }
-        }
-        // 4. PML coupling lines.
+        // 3. PML coupling lines, and the PML cells' accelerations, both from the field at step n.
         for (size_t bi = air_batches; bi < L.batches.size(); ++bi)
             add_line_forcing(L.batches[bi], p, c2h2_);
-        // 5. PML lines to step n+1 (they read the air at step n, so before the partitions).
+        pml_accelerations(p);
+        // A distributed run: the other ranks' forcing and accelerations on the cells this rank's
+        // corrections read.
+        if (comm_) force_halo_.exchange(*comm_, force_);
+        evaluate_ghosts(force_, force_, L.pml_ghosts);
+        // 4. PML lines to step n+1 (they read the air at step n, so before the partitions).
         update_pml();
+        // 5. The coupling's time correction (dt^2/12) C F, where F holds the forcing of steps 1-3
+        //    (and the PML's accelerations), read in full before any of it is added (ard_physics.h).
+        add_time_correction();
         // 6. Partitions: DCT of the forcing, mode update, inverse DCT of the filtered modes.
         Real* cur = modes_[cur_];
         Real* old = modes_[1 - cur_];
@@ -380,20 +364,49 @@ class ArdCpu final : public Solver {
         if (comm_) field_halo_.exchange(*comm_, field_.data());
     }
 
+    // Every line's C^2 term from `force_` (air-air lines read air cells only: the forcing of a
+    // PML cell beyond a thin partition is not theirs; PML coupling lines read the accelerations
+    // too), computed before any is added, then added batch by batch in line order.
+    void add_time_correction() {
+        const Layout& L = layout_;
+        const auto air = static_cast<int32_t>(L.air_cells);
+#pragma omp parallel for num_threads(threads_) schedule(static) if (L.lines.size() > kParallelLines)
+        for (long li = 0; li < static_cast<long>(L.lines.size()); ++li) {
+            const size_t l = static_cast<size_t>(li);
+            Real* out = correction_.data() + l * 2 * kReach;
+            line_terms(L.lines[l], force_, correction_scale_, out, out + kReach,
+                       l < L.air_lines ? air : 0x7fffffff);
+        }
+        for (const LineBatch& b : L.batches) {
+#pragma omp parallel for num_threads(threads_) \
+    schedule(static) if (b.end - b.begin > kParallelLines)
+            for (long li = static_cast<long>(b.begin); li < static_cast<long>(b.end); ++li) {
+                const size_t l = static_cast<size_t>(li);
+                const InterfaceLine& line = L.lines[l];
+                const Real* c = correction_.data() + l * 2 * kReach;
+                for (int j = 0; j < kReach; ++j) {
+                    if (line.right[j] >= 0) force_[line.right[j]] += c[j];
+                    if (line.left[j] >= 0) force_[line.left[j]] += c[kReach + j];
+                }
+            }
+        }
+    }
+
     // -1: a cell of another rank (which records it).
     Real sample(int32_t cell) const {
         return cell < 0 ? Real(0) : field_[cell] + sample_scale_ * force_[cell];
     }
 
-    // The ghosts beyond partially absorbing faces, from the field at step n (Layout).
-    void evaluate_ghosts() {
+    // Ghosts [first, ghost_cells) of `in` into `out` (Layout): those beyond partially absorbing
+    // faces from the field at step n, and the PML ghosts' accelerations from the forcing.
+    void evaluate_ghosts(const Real* in, Real* out, size_t first) {
         const Layout& L = layout_;
-        Real* ghost = field_.data() + L.air_cells + L.pml_cells;
-        for (size_t g = 0; g < L.ghost_cells; ++g) {
+        Real* ghost = out + L.air_cells + L.pml_cells;
+        for (size_t g = first; g < L.ghost_cells; ++g) {
             Real v = 0;
             for (int32_t t = L.ghost_offsets[g]; t < L.ghost_offsets[g + 1]; ++t)
                 v += ghost_weights_[static_cast<size_t>(t)] *
-                     field_[static_cast<size_t>(L.ghost_terms[static_cast<size_t>(t)])];
+                     in[static_cast<size_t>(L.ghost_terms[static_cast<size_t>(t)])];
             ghost[g] = v;
         }
     }
@@ -441,6 +454,30 @@ class ArdCpu final : public Solver {
         }
     }
 
+    // c^2/h^2 times each PML cell's Laplacian at step n, into `force_` (pml_time_correction).
+    void pml_accelerations(const Real* p) {
+        const Layout& L = layout_;
+        const int D = L.pml_depth;
+#pragma omp parallel for num_threads(threads_) schedule(static) if (L.pml.size() > kParallelLines)
+        for (long li = 0; li < static_cast<long>(L.pml.size()); ++li) {
+            const size_t l = static_cast<size_t>(li);
+            const size_t base = L.air_cells + l * static_cast<size_t>(D);
+            const PmlLine& line = L.pml[l];
+            for (int k = 0; k < D; ++k)
+                force_[base + static_cast<size_t>(k)] = c2h2_ * pml_laplacian<Real>(k, [&](int i) {
+                                                            return pml_value(line, base, p, i);
+                                                        });
+        }
+    }
+
+    // A PML line's view of array `a` at i cells into it (ard_physics.h, pml_time_correction).
+    Real pml_value(const PmlLine& line, size_t base, const Real* a, int i) const {
+        const int D = layout_.pml_depth;
+        if (i < 0) return a[line.air[-1 - i]];
+        if (i >= D) i = 2 * D - 1 - i;  // rigid back: even extension
+        return a[base + static_cast<size_t>(i)];
+    }
+
     void update_pml() {
         const Layout& L = layout_;
         const int D = L.pml_depth;
@@ -450,25 +487,20 @@ class ArdCpu final : public Solver {
             const size_t l = static_cast<size_t>(li);
             const PmlLine& line = L.pml[l];
             const size_t base = L.air_cells + l * static_cast<size_t>(D);
-            auto val = [&](int i) -> Real {
-                if (i < 0) return p[line.air[-1 - i]];
-                if (i >= D) i = 2 * D - 1 - i;  // rigid back: even extension
-                return p[base + static_cast<size_t>(i)];
-            };
+            auto val = [&](int i) { return pml_value(line, base, p, i); };
+            auto acc = [&](int i) { return pml_value(line, base, force_, i); };
             Real* psi = psi_.data() + l * static_cast<size_t>(D - 1);
             Real* old = pml_old_.data() + l * static_cast<size_t>(D);
+            for (int f = 0; f + 1 < D; ++f)
+                psi[f] = pml_auxiliary(psi[f], val(f + 1) - val(f), old[f + 1] - old[f],
+                                       face_decay_[l * (D - 1) + static_cast<size_t>(f)]);
             for (int k = 0; k < D; ++k) {
-                Real lap = 0;
-                for (int m = -kReach; m <= kReach; ++m)
-                    lap += static_cast<Real>(stencil(m)) * val(k + m);
+                const Real lap = pml_laplacian<Real>(k, val) + pml_time_correction(k, acc, dt2_12_);
                 const Real front = k > 0 ? psi[k - 1] : Real(0);
                 const Real back = k + 1 < D ? psi[k] : Real(0);
                 old[k] = pml_pressure(val(k), old[k], lap, back - front,
                                       cell_sigma_dt_[l * D + static_cast<size_t>(k)], courant2_);
             }
-            for (int f = 0; f + 1 < D; ++f)
-                psi[f] = pml_auxiliary(psi[f], val(f + 1) - val(f),
-                                       face_decay_[l * (D - 1) + static_cast<size_t>(f)]);
         }
     }
 
@@ -485,6 +517,7 @@ class ArdCpu final : public Solver {
     std::vector<Real> ghost_weights_;
     std::vector<Real> correction_;  // per air-air line: right targets, then left targets
     Real correction_scale_ = 0;
+    Real dt2_12_ = 0;        // dt^2 / 12: the PML's time correction (ard_physics.h)
     Real sample_scale_ = 0;  // dt^2 / 12
     Real* force_ = nullptr;
     Real* modes_[2] = {nullptr, nullptr};

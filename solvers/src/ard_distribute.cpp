@@ -268,7 +268,19 @@ LocalLayout localize(const Layout& G, std::span<const int> owner, Communicator& 
         if (c >= 0) needed[static_cast<size_t>(c)] = 1;
     };
     std::vector<size_t> lines;
-    std::vector<char> force_read(G.air_cells, 0);  // air cells the C^2 correction reads
+    // Air and PML cells whose forcing (or PML acceleration) the C^2 corrections and the PML
+    // lines' time correction read; a ghost's read is its terms'.
+    std::vector<char> force_read(static_cast<size_t>(GA + GP), 0);
+    auto read_force = [&](int32_t c) {
+        if (c < 0) return;
+        if (c < GA + GP) {
+            force_read[static_cast<size_t>(c)] = 1;
+            return;
+        }
+        const auto g = static_cast<size_t>(c - GA - GP);
+        for (int32_t t = G.ghost_offsets[g]; t < G.ghost_offsets[g + 1]; ++t)
+            force_read[static_cast<size_t>(G.ghost_terms[static_cast<size_t>(t)])] = 1;
+    };
     for (size_t l = 0; l < G.lines.size(); ++l) {
         const InterfaceLine& line = G.lines[l];
         bool keep = false;
@@ -280,7 +292,12 @@ LocalLayout localize(const Layout& G, std::span<const int> owner, Communicator& 
             for (int32_t c : {line.right[j], line.left[j], line.far_right[j], line.far_left[j],
                               line.own_right[j], line.own_left[j]})
                 need(c);
-        if (l >= G.air_lines) continue;
+        if (l >= G.air_lines) {
+            for (int j = 0; j < kReach; ++j)
+                for (int32_t c : {line.far_right[j], line.own_right[j]})
+                    read_force(c);
+            continue;
+        }
         for (int j = 0; j < kReach; ++j) {
             if (line.right[0] >= 0)
                 for (int32_t c : {line.far_right[j], line.own_right[j]})
@@ -305,8 +322,10 @@ LocalLayout localize(const Layout& G, std::span<const int> owner, Communicator& 
     for (size_t l = 0; l < G.pml.size(); ++l) {
         if (pml_owner[l] != me) continue;
         pml_lines.push_back(l);
-        for (int32_t c : G.pml[l].air)
+        for (int32_t c : G.pml[l].air) {
             need(c);
+            read_force(c);
+        }
     }
     // Ghosts read their terms (air and PML cells, never ghosts).
     for (size_t g = 0; g < G.ghost_cells; ++g)
@@ -372,12 +391,18 @@ LocalLayout localize(const Layout& G, std::span<const int> owner, Communicator& 
             ghosts.push_back(g);
         }
     L.ghost_cells = ghosts.size();
+    L.pml_ghosts = static_cast<size_t>(
+        std::lower_bound(ghosts.begin(), ghosts.end(), G.pml_ghosts) - ghosts.begin());
     for (int32_t c = GA; c < GA + GP; ++c) {
         if (!needed[static_cast<size_t>(c)] || local[static_cast<size_t>(c)] >= 0) continue;
         local[static_cast<size_t>(c)] = static_cast<int32_t>(next++);
         const auto q = static_cast<size_t>(cell_owner(c));
         need_field[q].push_back(c);
         recv_field[q].push_back(local[static_cast<size_t>(c)]);
+        if (force_read[static_cast<size_t>(c)]) {
+            need_force[q].push_back(c);
+            recv_force[q].push_back(local[static_cast<size_t>(c)]);
+        }
         ++L.halo_cells;
     }
     auto map = [&](int32_t c) -> int32_t {

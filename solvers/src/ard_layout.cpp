@@ -9,6 +9,7 @@
 
 #include "ardent/preprocess/estimate.h"
 #include "ardent/preprocess/wall_admittance.h"
+#include "ardent/solvers/ard_wall_fit.h"
 
 namespace ardent::ard {
 namespace {
@@ -217,6 +218,9 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
     for (size_t m = 0; m < materials; ++m) {
         try {
             fits[m] = fit_wall(p.scene.materials[m], p.scene.simulation.max_frequency);
+            // The branches as ARD steps them: refitted to this time step (ard_wall_fit.h).
+            fits[m].admittance.branches = fit_stepped_branches(
+                fits[m].admittance.branches, L.dt, p.scene.simulation.max_frequency);
         } catch (...) {
             failed[m] = std::current_exception();
         }
@@ -607,6 +611,7 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
     }
     L.pml_cells = L.pml.size() * static_cast<size_t>(L.pml_depth);
     L.ghost_cells = L.ghost_offsets.size() - 1;
+    L.pml_ghosts = ghost0;
     // Ghost references (-2 - g) become field indices.
     const auto ghost_base = static_cast<int32_t>(L.air_cells + L.pml_cells);
     auto resolve = [&](int32_t& c) {

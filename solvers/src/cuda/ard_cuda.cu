@@ -74,7 +74,7 @@ size_t state_bytes(const Layout& L, size_t coefs, size_t samples) {
     for (const PmlLine& line : L.pml)
         if (std::find(profiles.begin(), profiles.end(), line.sigma_max) == profiles.end())
             profiles.push_back(line.sigma_max);
-    return R * (L.field_cells() + L.ghost_weights.size() + 3 * L.air_cells + 3 * coefs +
+    return R * (2 * L.field_cells() + L.ghost_weights.size() + 2 * L.air_cells + 3 * coefs +
                 L.lines.size() * 2 * kReach + 2 * L.pml_cells + 2 * profiles.size() * L.pml_depth +
                 kReach * L.pml.size() + samples) +
            sizeof(InterfaceLine) * L.lines.size() + sizeof(int32_t) * (kReach + 1) * L.pml.size() +
@@ -144,6 +144,7 @@ class ArdCuda final : public Solver, public Profiled {
         courant2_ = static_cast<Real>((L.c * dt_ / L.h) * (L.c * dt_ / L.h));
         sample_scale_ = static_cast<Real>(dt_ * dt_ / 12);
         correction_scale_ = static_cast<Real>(time_correction_scale(L.c * dt_ / L.h));
+        dt2_12_ = static_cast<Real>(dt_ * dt_ / 12);
 
         // Shape groups: their cells and coefficients, and each DCT pass's blocks over them.
         size_t coefs = 0;
@@ -207,7 +208,9 @@ class ArdCuda final : public Solver, public Profiled {
         ghost_terms_.upload(ghost_terms, t);
         ghost_weights_.upload(ghost_weights, t);
         mark("field and ghosts");
-        force_.allocate(L.air_cells, t);
+        // Air cells: the forcing; PML cells and their ghosts: the accelerations that the PML's
+        // time correction reads (pml_time_correction); other ghosts stay zero.
+        force_.allocate(L.field_cells(), t);
         modes_[0].allocate(L.air_cells, t);
         modes_[1].allocate(L.air_cells, t);
         a_.upload(a, t);
@@ -698,14 +701,26 @@ class ArdCuda final : public Solver, public Profiled {
     // Cells at or above `limit` read as zero (line_terms).
     void add_lines(const Gather& g, const Real* p, Real scale, Real* force,
                    int32_t limit = 0x7fffffff) const {
+        line_terms(g, p, scale, limit);
+        gather(g, force);
+    }
+    // The terms of a gather's lines from `p` into terms_ (every line its own slots, so two
+    // gathers' terms can wait together).
+    void line_terms(const Gather& g, const Real* p, Real scale, int32_t limit = 0x7fffffff) const {
         const long long n = static_cast<long long>(g.last - g.first);
         if (n == 0) return;
         line_terms_range<<<blocks(n), kBlock, 0, stream_>>>(
             lines_.get(), static_cast<long long>(layout_.lines.size()),
-            static_cast<long long>(g.first), n, p, scale, terms_.get(), limit);
+            static_cast<long long>(g.first), n, p, scale, terms_.get() + g.first * 2 * kReach,
+            limit);
+    }
+    void gather(const Gather& g, Real* force) const {
+        const long long n = static_cast<long long>(g.last - g.first);
+        if (n == 0) return;
         const long long nc = static_cast<long long>(g.cells.size());
-        gather_terms<<<blocks(nc), kBlock, 0, stream_>>>(g.cells.get(), g.offsets.get(),
-                                                         g.terms_of.get(), nc, terms_.get(), force);
+        gather_terms<<<blocks(nc), kBlock, 0, stream_>>>(
+            g.cells.get(), g.offsets.get(), g.terms_of.get(), nc,
+            terms_.get() + g.first * 2 * kReach, force);
     }
 
     // One time step, in ard_cpu.cpp's order. `timer` marks the stage boundaries (profiling only).
@@ -738,19 +753,7 @@ class ArdCuda final : public Solver, public Profiled {
         };
         Real* force = force_.get();
         mark("interface forcing");
-        if (L.ghost_cells > 0) {
-            const long long n = static_cast<long long>(L.ghost_cells);
-            const long long base = static_cast<long long>(L.air_cells + L.pml_cells);
-            with_constant<1, 2, 3>(ghost_terms_each_, [&](auto k) {
-                if constexpr (k.value > 0)
-                    evaluate_ghosts_uniform<Real, k.value><<<blocks(n), kBlock, 0, stream_>>>(
-                        ghost_terms_.get(), ghost_weights_.get(), n, field_.get(), base);
-                else
-                    evaluate_ghosts<<<blocks(n), kBlock, 0, stream_>>>(
-                        ghost_offsets_.get(), ghost_terms_.get(), ghost_weights_.get(), n,
-                        field_.get(), base);
-            });
-        }
+        evaluate_ghosts(0, field_.get(), field_.get());
         // `force` is zero here: the last inverse DCT pass leaves it so.
         add_lines(air_gather_, field_.get(), c2h2_, force);
         if (!L.wall_faces.empty()) {
@@ -780,6 +783,34 @@ class ArdCuda final : public Solver, public Profiled {
             source_and_advance<<<1, 1, 0, stream_>>>(force, L.source, source_.get(), n_src,
                                                      step_counter_.get());
         }
+        mark("PML");
+        add_lines(pml_gather_, field_.get(), c2h2_, force);
+        if (!L.pml.empty()) {
+            const long long n = static_cast<long long>(L.pml.size());
+            with_constant<8, 10, 12>(L.pml_depth, [&](auto d) {
+                pml_accelerations<Real, d.value><<<blocks(n), kBlock, 0, stream_>>>(
+                    pml_air_.get(), n, L.pml_depth, static_cast<long long>(L.air_cells),
+                    field_.get(), force, c2h2_);
+            });
+        }
+    }
+
+    // Ghosts [first, ghost_cells) of `in` into `out` (evaluate_ghosts in step_kernels.cuh).
+    void evaluate_ghosts(size_t first, const Real* in, Real* out) const {
+        const Layout& L = layout_;
+        if (first >= L.ghost_cells) return;
+        const long long n = static_cast<long long>(L.ghost_cells);
+        const long long f = static_cast<long long>(first);
+        const long long base = static_cast<long long>(L.air_cells + L.pml_cells);
+        with_constant<1, 2, 3>(ghost_terms_each_, [&](auto k) {
+            if constexpr (k.value > 0)
+                evaluate_ghosts_uniform<Real, k.value><<<blocks(n - f), kBlock, 0, stream_>>>(
+                    ghost_terms_.get(), ghost_weights_.get(), f, n, in, out, base);
+            else
+                cuda::evaluate_ghosts<<<blocks(n - f), kBlock, 0, stream_>>>(
+                    ghost_offsets_.get(), ghost_terms_.get(), ghost_weights_.get(), f, n, in, out,
+                    base);
+        });
     }
 
     // The C^2 correction, the PML, the partitions' DCTs and mode update.
@@ -789,10 +820,8 @@ class ArdCuda final : public Solver, public Profiled {
             if (timer) timer->mark(n);
         };
         Real* force = force_.get();
-        mark("C^2 correction");
-        add_lines(air_gather_, force, correction_scale_, force, static_cast<int32_t>(L.air_cells));
         mark("PML");
-        add_lines(pml_gather_, field_.get(), c2h2_, force);
+        evaluate_ghosts(L.pml_ghosts, force, force);
         if (!L.pml.empty()) {
             const long long n = static_cast<long long>(L.pml.size());
             if (pml_reads_pml_)
@@ -802,11 +831,18 @@ class ArdCuda final : public Solver, public Profiled {
             with_constant<8, 10, 12>(L.pml_depth, [&](auto d) {
                 update_pml<Real, d.value><<<blocks(n), kBlock, 0, stream_>>>(
                     pml_reads_pml_ ? pml_air_values_.get() : nullptr,
-                    pml_reads_pml_ ? nullptr : pml_air_.get(), n, L.pml_depth,
-                    static_cast<long long>(L.air_cells), field_.get(), pml_old_.get(), psi_.get(),
-                    pml_profiles_.get(), pml_profile_of_.get(), courant2_);
+                    pml_reads_pml_ ? nullptr : pml_air_.get(), pml_air_.get(), n, L.pml_depth,
+                    static_cast<long long>(L.air_cells), field_.get(), force, pml_old_.get(),
+                    psi_.get(), pml_profiles_.get(), pml_profile_of_.get(), courant2_, dt2_12_);
             });
         }
+        mark("C^2 correction");
+        // Every line's term from the forcing before any is added (ard_cpu.cpp), then the gathers
+        // in the CPU's batch order: the air-air lines', then the PML coupling lines'.
+        line_terms(air_gather_, force, correction_scale_, static_cast<int32_t>(L.air_cells));
+        line_terms(pml_gather_, force, correction_scale_);
+        gather(air_gather_, force);
+        gather(pml_gather_, force);
         mark("forward DCT x, y");
         forward_dct(force);
         mark("DCT z, mode update");
@@ -950,6 +986,7 @@ class ArdCuda final : public Solver, public Profiled {
     NcclHalo<Real> nccl_field_, nccl_force_;
     cudaGraphExec_t halves_[4] = {nullptr, nullptr, nullptr, nullptr};  // [parity][half]
     Real c2h2_, courant2_, sample_scale_, correction_scale_;
+    Real dt2_12_ = 0;  // dt^2 / 12: the PML's time correction (ard_physics.h)
     std::vector<DctGroup> groups_;
     DctPlan dct_;
     int slots_ = 1;

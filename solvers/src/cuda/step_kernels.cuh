@@ -72,32 +72,36 @@ __global__ void line_terms_range(const int32_t* __restrict__ lines, long long li
     line_terms(load_line(lines, lines_count, first + l), p, scale, o, o + kReach, limit);
 }
 
-// The ghosts beyond partially absorbing faces (Layout): field[base + g] is the weighted sum of
-// its terms, which are air and PML cells only, so the order of evaluation does not matter.
+// The ghosts [first, count) beyond partially absorbing faces (Layout): out[base + g] is the
+// weighted sum of its terms in `in`, which are air and PML cells only, so the order of evaluation
+// does not matter. The field's ghosts at step n (in = out = the field), and the PML ghosts'
+// accelerations (in = out = the forcing; pml_time_correction in ard_physics.h).
 template <typename Real>
 __global__ void evaluate_ghosts(const int32_t* __restrict__ offsets,
                                 const int32_t* __restrict__ terms, const Real* __restrict__ weights,
-                                long long count, Real* field, long long base) {
-    const long long g = thread_index();
+                                long long first, long long count, const Real* in, Real* out,
+                                long long base) {
+    const long long g = first + thread_index();
     if (g >= count) return;
     Real v = 0;
     for (int32_t t = offsets[g]; t < offsets[g + 1]; ++t)
-        v += weights[t] * field[terms[t]];
-    field[base + g] = v;
+        v += weights[t] * in[terms[t]];
+    out[base + g] = v;
 }
 
 // The same where every ghost has K terms, stored term-major ([k][ghost]): no offsets to read.
 template <typename Real, int K>
 __global__ void evaluate_ghosts_uniform(const int32_t* __restrict__ terms,
-                                        const Real* __restrict__ weights, long long count,
-                                        Real* field, long long base) {
-    const long long g = thread_index();
+                                        const Real* __restrict__ weights, long long first,
+                                        long long count, const Real* in, Real* out,
+                                        long long base) {
+    const long long g = first + thread_index();
     if (g >= count) return;
     Real v = 0;
 #pragma unroll
     for (int k = 0; k < K; ++k)
-        v += weights[k * count + g] * field[terms[k * count + g]];
-    field[base + g] = v;
+        v += weights[k * count + g] * in[terms[k * count + g]];
+    out[base + g] = v;
 }
 
 // out[i] = field[cells[i]]: the air-side values PML lines read, taken before update_pml writes
@@ -229,12 +233,52 @@ __global__ void source_and_advance(Real* force, int32_t source, const Real* samp
 // (sigma dt per cell, then the decay per inner face) is one of a few shared by every line
 // (`profile_of`), not one per cell. D > 0 is the depth at compile time, which keeps the line in
 // registers; D = 0 takes `depth` at run time.
+// c^2/h^2 times each PML cell's Laplacian at step n, into the forcing array's PML cells (same
+// depth-major layout as the field's): the accelerations pml_time_correction reads. Runs before
+// update_pml overwrites the line, so it reads the field's cells `air_at` directly.
+template <typename Real, int D>
+__global__ void pml_accelerations(const int32_t* __restrict__ air_at, long long count, int depth,
+                                  long long air_cells, const Real* __restrict__ field,
+                                  Real* __restrict__ force, Real c2h2) {
+    constexpr int M = D > 0 ? D : kMaxPmlDepth;
+    if constexpr (D > 0) depth = D;
+    const long long l = thread_index();
+    if (l >= count) return;
+    const Real* p = field + air_cells + l;
+    Real cur[M];
+#pragma unroll
+    for (int k = 0; k < M; ++k) {
+        if (k >= depth) break;
+        cur[k] = p[k * count];
+    }
+    auto val = [&](int i) -> Real {
+        if (i < 0) return field[air_at[(-1 - i) * count + l]];
+        if (i >= depth) i = 2 * depth - 1 - i;  // rigid back: even extension
+        return cur[i];
+    };
+#pragma unroll
+    for (int k = 0; k < M; ++k) {
+        if (k >= depth) break;
+        force[air_cells + k * count + l] = c2h2 * pml_laplacian<Real>(k, val);
+    }
+}
+
+// One thread per PML line: psi to step n, then the line's pressure to step n + 1 in place
+// (ard_cpu.cpp's update_pml followed by its swap). The line reads beyond its face the
+// values in `air` (gather_values), or, where no line reads another's cells, the field's cells
+// `air_at`; both depth-major; and the accelerations there from `force` at `force_at`
+// (pml_time_correction). Every PML array is stored depth-major
+// ([k][line]), so that neighbouring threads read neighbouring words. The damping profile
+// (sigma dt per cell, then the decay per inner face) is one of a few shared by every line
+// (`profile_of`), not one per cell. D > 0 is the depth at compile time, which keeps the line in
+// registers; D = 0 takes `depth` at run time.
 template <typename Real, int D>
 __global__ void update_pml(const Real* __restrict__ air, const int32_t* __restrict__ air_at,
-                           long long count, int depth, long long air_cells,
-                           Real* __restrict__ field, Real* __restrict__ old, Real* __restrict__ psi,
-                           const Real* __restrict__ profiles,
-                           const int32_t* __restrict__ profile_of, Real courant2) {
+                           const int32_t* __restrict__ force_at, long long count, int depth,
+                           long long air_cells, Real* __restrict__ field,
+                           const Real* __restrict__ force, Real* __restrict__ old,
+                           Real* __restrict__ psi, const Real* __restrict__ profiles,
+                           const int32_t* __restrict__ profile_of, Real courant2, Real dt2_12) {
     constexpr int M = D > 0 ? D : kMaxPmlDepth;
     if constexpr (D > 0) depth = D;
     const long long l = thread_index();
@@ -244,11 +288,12 @@ __global__ void update_pml(const Real* __restrict__ air, const int32_t* __restri
     Real* ps = psi + l;
     const Real* sigma_dt = profiles + static_cast<long long>(profile_of[l]) * (2 * depth - 1);
     const Real* face_decay = sigma_dt + depth;
-    Real cur[M], aux[M];
+    Real cur[M], before[M], aux[M];
 #pragma unroll
     for (int k = 0; k < M; ++k) {
         if (k >= depth) break;
         cur[k] = p[k * count];
+        before[k] = o[k * count];
         if (k + 1 < depth) aux[k] = ps[k * count];
     }
     auto val = [&](int i) -> Real {
@@ -256,22 +301,26 @@ __global__ void update_pml(const Real* __restrict__ air, const int32_t* __restri
         if (i >= depth) i = 2 * depth - 1 - i;  // rigid back: even extension
         return cur[i];
     };
-#pragma unroll
-    for (int k = 0; k < M; ++k) {
-        if (k >= depth) break;
-        Real lap = 0;
-#pragma unroll
-        for (int m = -kReach; m <= kReach; ++m)
-            lap += static_cast<Real>(stencil(m)) * val(k + m);
-        const Real front = k > 0 ? aux[k - 1] : Real(0);
-        const Real back = k + 1 < depth ? aux[k] : Real(0);
-        p[k * count] = pml_pressure(cur[k], o[k * count], lap, back - front, sigma_dt[k], courant2);
-        o[k * count] = cur[k];
-    }
+    auto acc = [&](int i) -> Real {
+        if (i < 0) return force[force_at[(-1 - i) * count + l]];
+        if (i >= depth) i = 2 * depth - 1 - i;
+        return force[air_cells + i * count + l];
+    };
 #pragma unroll
     for (int f = 0; f + 1 < M; ++f) {
         if (f + 1 >= depth) break;
-        ps[f * count] = pml_auxiliary(aux[f], val(f + 1) - val(f), face_decay[f]);
+        aux[f] =
+            pml_auxiliary(aux[f], val(f + 1) - val(f), before[f + 1] - before[f], face_decay[f]);
+        ps[f * count] = aux[f];
+    }
+#pragma unroll
+    for (int k = 0; k < M; ++k) {
+        if (k >= depth) break;
+        const Real lap = pml_laplacian<Real>(k, val) + pml_time_correction(k, acc, dt2_12);
+        const Real front = k > 0 ? aux[k - 1] : Real(0);
+        const Real back = k + 1 < depth ? aux[k] : Real(0);
+        p[k * count] = pml_pressure(cur[k], before[k], lap, back - front, sigma_dt[k], courant2);
+        o[k * count] = cur[k];
     }
 }
 

@@ -111,13 +111,17 @@ struct WallFace {
 
 // The pressure at a wall face from the field 1/2, 3/2 and 5/2 cells in front of it (a face has
 // at most kReach cells: one per distance, the true field there being a single air cell), for a
-// field even about the face: the 6-point Lagrange interpolation at the face, (150, -25, 3) / 128.
-inline constexpr double kWallFaceWeights[kReach] = {150.0 / 128, -25.0 / 128, 3.0 / 128};
+// field even about the face. Fitted like the interface stencil (scripts/fit_wall_face.py): least
+// squares on reading cos(k x) at the face as 1 over k h in [0, 1.8] (0.74 f_max), a uniform field
+// read exactly. The wall's coupling goes as the square of this read; the 6-point Lagrange weights
+// (150, -25, 3) / 128 read 0.927 at 0.7 f_max and 0.859 at 0.8 f_max (these: 0.995, 0.953), and
+// at normal incidence the top third octaves absorbed too little (docs/ard.md, "Walls").
+inline constexpr double kWallFaceWeights[kReach] = {1.2100490150, -0.2660485118, 0.0559994967};
 
 // An absorbing wall's field is not even about its face: its slope there, dp/dx = (1/c) dv/dt (v
-// the wall's normal velocity into it, times rho c), adds (45/128) h dp/dx to the interpolation
-// above, sum_j w_j (j + 1/2) h. Over one step that is `wall_face_slope` times the velocity change,
-// 45 / (128 c dt / h).
+// the wall's normal velocity into it, times rho c), adds m h dp/dx to the interpolation above,
+// m = sum_j w_j (j + 1/2) = 0.346. Over one step that is `wall_face_slope` times the velocity
+// change, m / (c dt / h).
 inline double wall_face_slope(double courant) {
     double moment = 0;
     for (int j = 0; j < kReach; ++j)
@@ -210,6 +214,9 @@ struct Layout {
     // [ghost_offsets[g], ghost_offsets[g + 1]) of ghost_weights[t] * field[ghost_terms[t]];
     // terms are air and PML cells, never ghosts.
     size_t ghost_cells = 0;
+    // Ghosts [pml_ghosts, ghost_cells) are the PML lines' and their coupling lines' (made last):
+    // their accelerations are evaluated too (pml_time_correction in ard_physics.h).
+    size_t pml_ghosts = 0;
     std::vector<int32_t> ghost_offsets{0};
     std::vector<int32_t> ghost_terms;
     std::vector<double> ghost_weights;

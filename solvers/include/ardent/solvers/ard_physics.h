@@ -104,8 +104,18 @@ ARDENT_HD inline double time_correction_scale(double courant) {
     return courant * courant / 12;
 }
 
+// The stencil along a PML line at cell k, times h^2, of the values v(i) i cells into the line.
+template <typename Real, typename V>
+ARDENT_HD inline Real pml_laplacian(int k, V&& v) {
+    Real s = 0;
+    for (int m = -kReach; m <= kReach; ++m)
+        s += static_cast<Real>(stencil(m)) * v(k + m);
+    return s;
+}
+
 // One PML line cell: p_tt + sigma p_t = c^2 d/dx (dp/dx + psi), psi_t + sigma psi = -sigma dp/dx.
-// lap6 is the 6th-order d2p/dx2 times h^2, dpsi the divergence of psi times h (staggered).
+// lap6 is the 6th-order d2p/dx2 times h^2 (with pml_time_correction's term added), dpsi the
+// divergence of psi at step n times h (staggered).
 template <typename Real>
 ARDENT_HD inline Real pml_pressure(Real p, Real p_old, Real lap6, Real dpsi, Real sigma_dt,
                                    Real courant2) {
@@ -113,10 +123,29 @@ ARDENT_HD inline Real pml_pressure(Real p, Real p_old, Real lap6, Real dpsi, Rea
     return (2 * p - (1 - half) * p_old + courant2 * (lap6 + dpsi)) / (1 + half);
 }
 
+// psi from step n - 1 to step n, before the pressure's update reads it: exact for the gradient
+// held at its mean over the step, (grad_n + grad_{n-1}) / 2. Until 2026-11-29 psi was advanced
+// after the pressure, from grad_{n-1} alone, so the pressure read a psi half a step late. That
+// lag is a relative error of about sigma dt / 2 in the stretching, flat in frequency and growing
+// with dt: the fully absorbing wall's reflection at 62-125 Hz was 0.0076 at c dt / h = 0.4 and
+// 0.0097 at 0.5, and 0.0037 and 0.0042 centred (docs/ard.md, "Time step").
 template <typename Real>
-ARDENT_HD inline Real pml_auxiliary(Real psi, Real grad, Real decay) {
-    // Exact for a gradient held over the step: psi -> psi e^{-s dt} - (1 - e^{-s dt}) grad.
-    return psi * decay - (1 - decay) * grad;
+ARDENT_HD inline Real pml_auxiliary(Real psi, Real grad, Real grad_before, Real decay) {
+    return psi * decay - (1 - decay) * static_cast<Real>(0.5) * (grad + grad_before);
+}
+
+// The PML's share of the coupled update's dt^4 / 12 A^2 terms (as the C^2 term is the
+// partitions' share, time_correction_scale). The air is exact in time and the PML lines are
+// leapfrog; where they meet, a wave saw leapfrog's dispersion in the layer and not in the air, and
+// the junction missed the coupling's own second-order terms, which made the junction reflect more
+// the longer the step (docs/ard.md, "Time step"). Each PML cell's Laplacian gets
+// (dt^2 / 12) times the stencil applied to the accelerations G: the complete forcing F on air
+// cells, c^2 / h^2 times the Laplacian on PML cells, and the same combination on the ghosts the
+// lines read; the coupling lines apply their C^2 term to the same G. `g(i)` gives G at i cells into
+// the line (negative: beyond its face, at or past `depth`: the rigid back's mirror).
+template <typename Real, typename G>
+ARDENT_HD inline Real pml_time_correction(int k, G&& g, Real dt2_12) {
+    return dt2_12 * pml_laplacian<Real>(k, g);
 }
 
 }  // namespace ardent::ard
