@@ -18,12 +18,13 @@
 #include <vector>
 
 #include "ardent/auralize/fft_plan_cache.h"
+#include "ardent/preprocess/fftw_planner.h"
 
 namespace ardent::auralize::detail {
-// FFTW's planner keeps global state (wisdom, twiddle caches): one plan at a time per process.
+// FFTW's planner keeps global state (wisdom, twiddle caches): one plan at a time per process,
+// under the lock every library that plans shares (fftw_planner.h).
 std::mutex& planner_mutex() {
-    static std::mutex m;
-    return m;
+    return fftw_planner_mutex();
 }
 
 void DoublePlanFree::operator()(fftw_plan_s* p) const noexcept {

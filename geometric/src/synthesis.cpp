@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "ardent/geometric/directions.h"
+#include "ardent/preprocess/fftw_planner.h"
 #include "random.h"
 
 namespace ardent::geometric {
@@ -85,13 +86,13 @@ size_t fft_size(size_t n) {
     }
 }
 
-// FFTW's planner has global state, and other libraries (auralize) plan from their own threads:
-// FFTW's own lock (libfftw3_threads) serialises every planner call in the process.
+// FFTW's planner has global state, and other libraries (auralize, the ARD solver) plan from their
+// own threads: the process-wide planner lock (fftw_planner.h), and FFTW's own lock
+// (libfftw3_threads) around every double-precision planner call besides.
 std::mutex& planner_mutex() {
-    static std::mutex m;
     static std::once_flag once;
     std::call_once(once, [] { fftw_make_planner_thread_safe(); });
-    return m;
+    return fftw_planner_mutex();
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <istream>
 #include <limits>
+#include <mutex>
 #include <ostream>
 #include <string>
 
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/fftw_planner.h"
 #include "ardent/solvers/ard_distribute.h"
 #include "ardent/solvers/ard_layout.h"
 #include "ardent/solvers/ard_physics.h"
@@ -99,10 +101,14 @@ class ArdCpu final : public Solver {
     }
 
     ~ArdCpu() override {
-        for (auto pl : forward_)
-            F::destroy(pl);
-        for (auto pl : backward_)
-            F::destroy(pl);
+        {
+            // Destroying a plan changes the planner's shared state (fftw_planner.h).
+            std::lock_guard lock(fftw_planner_mutex());
+            for (auto pl : forward_)
+                F::destroy(pl);
+            for (auto pl : backward_)
+                F::destroy(pl);
+        }
         F::free(force_);
         F::free(modes_[0]);
         F::free(modes_[1]);
@@ -265,6 +271,9 @@ class ArdCpu final : public Solver {
     }
 
     void plan(const std::filesystem::path& wisdom_opt) {
+        // The planner, wisdom and time limit are process-wide: one planner at a time across the
+        // libraries (fftw_planner.h), the previous source's files may be written beside this.
+        std::lock_guard lock(fftw_planner_mutex());
         const Layout& L = layout_;
         const std::filesystem::path dir = wisdom_opt.empty() ? default_wisdom_dir() : wisdom_opt;
         std::filesystem::path wisdom;

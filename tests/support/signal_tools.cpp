@@ -11,15 +11,17 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "ardent/preprocess/fftw_planner.h"
+
 namespace ardent::test {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-// FFTW's planner is not thread-safe; the tests call these from one thread, but be safe anyway.
+// FFTW's planner is not thread-safe: the process-wide lock (a test's own FFTs may run while a
+// run it started plans).
 std::mutex& planner_mutex() {
-    static std::mutex m;
-    return m;
+    return fftw_planner_mutex();
 }
 
 struct FftwBuffer {
