@@ -8,7 +8,6 @@
 #include <complex>
 #include <cstdio>
 #include <numbers>
-#include <random>
 #include <tuple>
 #include <vector>
 
@@ -17,6 +16,7 @@
 #include "ardent/solvers/ard_layout.h"
 #include "ardent/solvers/ard_wall_fit.h"
 #include "ardent/solvers/wall_physics.h"
+#include "random_material.h"
 
 namespace ardent::ard {
 namespace {
@@ -118,19 +118,7 @@ BandError band_error(const WallAdmittance& a, double dt, double f_max) {
 // 0.0099 (seed 6, where the bounds of ard_wall_fit.h hold the refit back: 0.0086 without them).
 TEST(ArdWallFit, RefitStepsAsTheFittedWall) {
     for (unsigned seed = 1; seed <= 12; ++seed) {
-        std::mt19937 rng(seed);
-        std::uniform_real_distribution<double> start(std::log(0.01), std::log(0.9)),
-            step(-0.6, 0.6), fmax(std::log(250.0), std::log(4000.0));
-        Material m;
-        m.name = "random";
-        std::vector<AbsorptionBand> bands;
-        double la = start(rng);
-        for (double hz = 62.5; hz <= 8000; hz *= 2) {
-            bands.push_back({hz == 62.5 ? 63 : hz, std::clamp(std::exp(la), 0.005, 0.9)});
-            la += step(rng);
-        }
-        m.set_bands(bands);
-        const double f_max = std::exp(fmax(rng));
+        const auto [m, f_max] = test::draw_octave_material(seed);
         const WallFit fit = fit_wall(m, f_max);
         if (fit.admittance.branches.empty()) continue;
         const double h = 343.0 / (2.6 * f_max);

@@ -11,6 +11,7 @@
 
 #include "ardent/preprocess/wall_admittance.h"
 #include "bras_cr2.h"
+#include "random_material.h"
 
 namespace ardent {
 namespace {
@@ -95,19 +96,7 @@ TEST(WallAdmittance, FitsRandomOctaveMaterials) {
     int within = 0;
     const int seeds = 40;
     for (unsigned seed = 1; seed <= seeds; ++seed) {
-        std::mt19937 rng(seed);
-        std::uniform_real_distribution<double> start(std::log(0.01), std::log(0.9)),
-            step(-0.6, 0.6), fmax(std::log(250.0), std::log(4000.0));
-        Material m;
-        m.name = "random";
-        std::vector<AbsorptionBand> bands;
-        double la = start(rng);
-        for (double hz = 62.5; hz <= 8000; hz *= 2) {
-            bands.push_back({hz == 62.5 ? 63 : hz, std::clamp(std::exp(la), 0.005, 0.9)});
-            la += step(rng);
-        }
-        m.set_bands(bands);
-        const double f_max = std::exp(fmax(rng));
+        const auto [m, f_max] = test::draw_octave_material(seed);
         const WallFit fit = fit_wall(m, f_max);
         bool all = true;
         for (const FittedBand& b : fit.bands) {

@@ -219,8 +219,8 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
         try {
             fits[m] = fit_wall(p.scene.materials[m], p.scene.simulation.max_frequency);
             // The branches as ARD steps them: refitted to this time step (ard_wall_fit.h).
-            fits[m].admittance.branches = fit_stepped_branches(
-                fits[m].admittance.branches, L.dt, p.scene.simulation.max_frequency);
+            fits[m].admittance.branches = fit_stepped_branches(fits[m].admittance.branches, L.dt,
+                                                               p.scene.simulation.max_frequency);
         } catch (...) {
             failed[m] = std::current_exception();
         }
