@@ -683,12 +683,13 @@ class ArdCuda final : public Solver, public Profiled {
     }
     void build_gather(size_t first, size_t last, Gather& g, size_t& bytes) const {
         const auto pairs = [&](auto&& f) {
+            const auto n = static_cast<int32_t>(last - first);  // terms slot-major (line_terms_range)
             for (size_t l = first; l < last; ++l) {
                 const InterfaceLine& line = layout_.lines[l];
-                const auto base = static_cast<int32_t>((l - first) * 2 * kReach);
+                const auto at = static_cast<int32_t>(l - first);
                 for (int j = 0; j < kReach; ++j) {
-                    if (line.right[j] >= 0) f(line.right[j], base + j);
-                    if (line.left[j] >= 0) f(line.left[j], base + kReach + j);
+                    if (line.right[j] >= 0) f(line.right[j], j * n + at);
+                    if (line.left[j] >= 0) f(line.left[j], (kReach + j) * n + at);
                 }
             }
         };

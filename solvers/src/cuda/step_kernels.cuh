@@ -59,17 +59,24 @@ __device__ inline InterfaceLine load_line(const int32_t* __restrict__ soa, long 
     return x;
 }
 
-// The terms of lines [first, first + count) from the field `p`, times `scale`: per line its
-// right targets, then its left ones, into `out` (zero where a side has no target).
-// Cells at or above `limit` read as zero (line_terms).
+// The terms of lines [first, first + count) from the field `p`, times `scale`, slot-major: the
+// term of line l's right target j at out[j count + l], its left target j's at
+// out[(kReach + j) count + l] (zero where a side has no target), so that each store of a warp is
+// one coalesced run (line by line, its six stores touched 24 sectors each). Cells at or above
+// `limit` read as zero (line_terms).
 template <typename Real>
 __global__ void line_terms_range(const int32_t* __restrict__ lines, long long lines_count,
                                  long long first, long long count, const Real* p, Real scale,
-                                 Real* out, int32_t limit) {
+                                 Real* __restrict__ out, int32_t limit) {
     const long long l = thread_index();
     if (l >= count) return;
-    Real* o = out + l * 2 * kReach;
-    line_terms(load_line(lines, lines_count, first + l), p, scale, o, o + kReach, limit);
+    Real right[kReach], left[kReach];
+    line_terms(load_line(lines, lines_count, first + l), p, scale, right, left, limit);
+#pragma unroll
+    for (int j = 0; j < kReach; ++j) {
+        out[j * count + l] = right[j];
+        out[(kReach + j) * count + l] = left[j];
+    }
 }
 
 // The ghosts [first, count) beyond partially absorbing faces (Layout): out[base + g] is the
