@@ -683,7 +683,8 @@ class ArdCuda final : public Solver, public Profiled {
     }
     void build_gather(size_t first, size_t last, Gather& g, size_t& bytes) const {
         const auto pairs = [&](auto&& f) {
-            const auto n = static_cast<int32_t>(last - first);  // terms slot-major (line_terms_range)
+            const auto n =
+                static_cast<int32_t>(last - first);  // terms slot-major (line_terms_range)
             for (size_t l = first; l < last; ++l) {
                 const InterfaceLine& line = layout_.lines[l];
                 const auto at = static_cast<int32_t>(l - first);
