@@ -280,6 +280,39 @@ TEST(ArdCuda, CheckpointResumesBitIdentically) {
     EXPECT_EQ(whole->receivers(), second->receivers());
 }
 
+// The same with frequency-dependent walls whose faces have different numbers of branches: the
+// device stores the most any face has for every face, face-minor, and a checkpoint keeps the CPU
+// backend's order. Until 2026-11-29 save_state wrote the device's arrays, which load_state read as
+// the CPU's order (scrambled states, or every later array misaligned).
+TEST(ArdCuda, CheckpointResumesBitIdenticallyWithFrequencyDependentWalls) {
+    Scene scene = load_scene(test::source_dir() / "data" / "scenes" / "living-room.json");
+    scene.simulation.max_frequency = 300;
+    scene.simulation.device = "cpu";
+    scene.listener_grid_every = 0;
+    const Preprocessed p = preprocess(scene);
+    const ard::Layout L = ard::build_layout(p, 0, false);
+    int32_t least = 1 << 30, most = 0;
+    for (const ard::WallFace& w : L.wall_faces) {
+        least = std::min(least, w.branches);
+        most = std::max(most, w.branches);
+    }
+    ASSERT_FALSE(L.wall_faces.empty());
+    ASSERT_LT(least, most) << "every wall face has " << most << " branches";
+    REQUIRE_GPU();
+    SolverOptions o;
+    auto whole = ard::make_cuda_solver(p, o);
+    whole->advance(300);
+    auto first = ard::make_cuda_solver(p, o);
+    first->advance(130);
+    std::stringstream state;
+    first->save_state(state);
+    auto second = ard::make_cuda_solver(p, o);
+    second->load_state(state);
+    EXPECT_EQ(state.peek(), std::char_traits<char>::eof()) << "unread bytes in the checkpoint";
+    second->advance(170);
+    EXPECT_EQ(whole->receivers(), second->receivers());
+}
+
 // pressure_plane(): the same planes as the CPU backend's, NaN at the same cells, after
 // set_pressure() initial values and after some steps of a driven run.
 double plane_difference(const Solver& a, const Solver& b, int axis, int index) {

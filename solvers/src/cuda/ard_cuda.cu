@@ -385,8 +385,19 @@ class ArdCuda final : public Solver, public Profiled {
         write_pod(out, header());
         write_pod(out, step_);
         write_pod(out, peak_energy_);
-        for (const auto* a : {&modes_[cur_], &modes_[1 - cur_], &field_, &pml_old_, &psi_, &wall_s_,
-                              &wall_v_, &wall_u_, &wall_dv_}) {
+        for (const auto* a : {&modes_[cur_], &modes_[1 - cur_], &field_, &pml_old_, &psi_}) {
+            const std::vector<Real> v = a->download();
+            write_array(out, v.data(), v.size());
+        }
+        // The branch states in the CPU backend's order (each face's branches together), as
+        // load_state reads them: the device's face-minor arrays hold most_wall_branches per face.
+        for (const auto* a : {&wall_s_, &wall_v_}) {
+            const std::vector<Real> dev = a->download();
+            std::vector<Real> v(layout_.wall_states);
+            for_each_wall_state([&](size_t host, size_t device) { v[host] = dev[device]; });
+            write_array(out, v.data(), v.size());
+        }
+        for (const auto* a : {&wall_u_, &wall_dv_}) {
             const std::vector<Real> v = a->download();
             write_array(out, v.data(), v.size());
         }
@@ -396,7 +407,8 @@ class ArdCuda final : public Solver, public Profiled {
     void load_state(std::istream& in) override {
         settle_signals();  // no copy may still be on its way into the signals
         if (read_pod<uint64_t>(in) != kMagic || read_pod<Header>(in) != header())
-            throw InputError("the checkpoint was written for another scene, solver or precision");
+            throw InputError(
+                "the checkpoint was written for another scene, solver, precision or version");
         step_ = read_pod<size_t>(in);
         peak_energy_ = read_pod<double>(in);
         cur_ = 0;
@@ -487,7 +499,9 @@ class ArdCuda final : public Solver, public Profiled {
     }
 
   private:
-    static constexpr uint64_t kMagic = 0x3430414455434452ULL;  // "RDCUDA04"
+    // "RDCUDA05": from 2026-11-29 the walls' branch states in the CPU order (04 saved them in
+    // the device's, which 04's own load_state misread).
+    static constexpr uint64_t kMagic = 0x3530414455434452ULL;
     static constexpr size_t kCheckEvery = 64;
     static constexpr size_t kSortBlock = 64;  // signals sorted together (settle_front)
     struct Header {
