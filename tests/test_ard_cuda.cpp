@@ -129,14 +129,19 @@ TEST(ArdCuda, AbsorbingDuctWithThinPartitionsAgreesWithCpu) {
     EXPECT_LE(cpu_vs_cuda(p, 800, Precision::Float32, "absorbing duct").rel_l2, 1e-4);
 }
 
-// Furniture: thin partitions beside absorbing faces, so some PML lines read cells of other PML
-// lines across a 1- or 2-cell gap (the device gathers those reads before updating any line).
-TEST(ArdCuda, FurnishedRoomWithAbsorbersAgreesWithCpu) {
+// The living room at 300 Hz: furniture, frequency-dependent walls, no listener grid.
+Preprocessed furnished_room() {
     Scene scene = load_scene(test::source_dir() / "data" / "scenes" / "living-room.json");
     scene.simulation.max_frequency = 300;
     scene.simulation.device = "cpu";
     scene.listener_grid_every = 0;
-    const Preprocessed p = preprocess(scene);
+    return preprocess(scene);
+}
+
+// Furniture: thin partitions beside absorbing faces, so some PML lines read cells of other PML
+// lines across a 1- or 2-cell gap (the device gathers those reads before updating any line).
+TEST(ArdCuda, FurnishedRoomWithAbsorbersAgreesWithCpu) {
+    const Preprocessed p = furnished_room();
     const ard::Layout L = ard::build_layout(p, 0, false);
     // A PML line's reads are ghosts (Layout); count those that hold another line's cells.
     size_t pml_reads_pml = 0;
@@ -264,41 +269,9 @@ TEST(ArdCuda, InitialFieldEnergyMatchesCpu) {
     EXPECT_THROW(gpu->set_pressure({1, 1, 1}, 1.0), std::logic_error);
 }
 
-TEST(ArdCuda, CheckpointResumesBitIdentically) {
-    REQUIRE_GPU();
-    const Preprocessed p = build(box({20, 14, 10}, 8));
-    SolverOptions o;
-    auto whole = ard::make_cuda_solver(p, o);
-    whole->advance(300);
-    auto first = ard::make_cuda_solver(p, o);
-    first->advance(130);
-    std::stringstream state;
-    first->save_state(state);
-    auto second = ard::make_cuda_solver(p, o);
-    second->load_state(state);
-    second->advance(170);
-    EXPECT_EQ(whole->receivers(), second->receivers());
-}
-
-// The same with frequency-dependent walls whose faces have different numbers of branches: the
-// device stores the most any face has for every face, face-minor, and a checkpoint keeps the CPU
-// backend's order. Until 2026-11-29 save_state wrote the device's arrays, which load_state read as
-// the CPU's order (scrambled states, or every later array misaligned).
-TEST(ArdCuda, CheckpointResumesBitIdenticallyWithFrequencyDependentWalls) {
-    Scene scene = load_scene(test::source_dir() / "data" / "scenes" / "living-room.json");
-    scene.simulation.max_frequency = 300;
-    scene.simulation.device = "cpu";
-    scene.listener_grid_every = 0;
-    const Preprocessed p = preprocess(scene);
-    const ard::Layout L = ard::build_layout(p, 0, false);
-    int32_t least = 1 << 30, most = 0;
-    for (const ard::WallFace& w : L.wall_faces) {
-        least = std::min(least, w.branches);
-        most = std::max(most, w.branches);
-    }
-    ASSERT_FALSE(L.wall_faces.empty());
-    ASSERT_LT(least, most) << "every wall face has " << most << " branches";
-    REQUIRE_GPU();
+// 300 steps in one go against 130, a checkpoint, and 170 more in a new solver: the same receivers,
+// and the checkpoint read to its end.
+void expect_resume_bit_identical(const Preprocessed& p) {
     SolverOptions o;
     auto whole = ard::make_cuda_solver(p, o);
     whole->advance(300);
@@ -311,6 +284,29 @@ TEST(ArdCuda, CheckpointResumesBitIdenticallyWithFrequencyDependentWalls) {
     EXPECT_EQ(state.peek(), std::char_traits<char>::eof()) << "unread bytes in the checkpoint";
     second->advance(170);
     EXPECT_EQ(whole->receivers(), second->receivers());
+}
+
+TEST(ArdCuda, CheckpointResumesBitIdentically) {
+    REQUIRE_GPU();
+    expect_resume_bit_identical(build(box({20, 14, 10}, 8)));
+}
+
+// The same with frequency-dependent walls whose faces have different numbers of branches: the
+// device stores the most any face has for every face, face-minor, and a checkpoint keeps the CPU
+// backend's order. Until 2026-11-29 save_state wrote the device's arrays, which load_state read as
+// the CPU's order (scrambled states, or every later array misaligned).
+TEST(ArdCuda, CheckpointResumesBitIdenticallyWithFrequencyDependentWalls) {
+    const Preprocessed p = furnished_room();
+    const ard::Layout L = ard::build_layout(p, 0, false);
+    int32_t least = 1 << 30, most = 0;
+    for (const ard::WallFace& w : L.wall_faces) {
+        least = std::min(least, w.branches);
+        most = std::max(most, w.branches);
+    }
+    ASSERT_FALSE(L.wall_faces.empty());
+    ASSERT_LT(least, most) << "every wall face has " << most << " branches";
+    REQUIRE_GPU();
+    expect_resume_bit_identical(p);
 }
 
 // pressure_plane(): the same planes as the CPU backend's, NaN at the same cells, after
