@@ -69,12 +69,14 @@ double ramp(long long coef) {
     return 1 + static_cast<double>(coef % 5);
 }
 
+// `compact`: the plan's compact_bytes (0: every group in the line classes).
 template <typename Real>
-DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device,
-                        bool with_ramp = false) {
+DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device, bool with_ramp = false,
+                        size_t compact = 0) {
     using C = typename Cplx<Real>::type;
     DctRun<Real> out;
     DctPlan plan;
+    plan.compact_bytes = compact;
     long long cells = 0, coefs = 0;
     for (const GroupShape& s : shapes) {
         add_dct_group<Real>(s, cells, coefs, out.groups, plan);
@@ -100,10 +102,12 @@ DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device,
 
     if (!device) {
         std::vector<Real> work = out.field, cur(cells, Real(0)), old(cells, Real(0));
+        const ModeArrays<Real> m{cur.data(), old.data(), ones.data(), b.data(), ones.data()};
+        emulate_dct_compact<Real>(plan, out.groups, direct.data(), work.data(), out.back.data(), m,
+                                  init);
         for (int a = 0; a < 2; ++a)
             emulate_dct_forward<Real>(plan, out.groups, a, roots.data(), direct.data(),
                                       work.data());
-        const ModeArrays<Real> m{cur.data(), old.data(), ones.data(), b.data(), ones.data()};
         emulate_dct_z_modes<Real>(plan, out.groups, roots.data(), direct.data(), work.data(), m,
                                   init);
         emulate_dct_inverse<Real>(plan, out.groups, 1, roots.data(), direct.data(), work.data(),
@@ -134,6 +138,15 @@ DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device,
             dev.block_group[c][a] = p;
             d_bg.push_back(p);
         }
+    int32_t* d_compact = nullptr;
+    EXPECT_EQ(cudaMalloc(&d_compact, std::max<size_t>(plan.compact_group.size(), 1) * 4),
+              cudaSuccess);
+    if (!plan.compact_group.empty())
+        EXPECT_EQ(cudaMemcpy(d_compact, plan.compact_group.data(), plan.compact_group.size() * 4,
+                             cudaMemcpyHostToDevice),
+                  cudaSuccess);
+    dev.compact_group = d_compact;
+    d_bg.push_back(d_compact);
     const size_t bytes = cells * sizeof(Real);
     EXPECT_EQ(cudaMalloc(&d_field, bytes), cudaSuccess);
     EXPECT_EQ(cudaMalloc(&d_out, bytes), cudaSuccess);
@@ -162,9 +175,10 @@ DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device,
     dev.roots = d_roots;
     dev.direct = d_direct;
     EXPECT_EQ(configure_dct_kernels<Real>(plan), cudaSuccess);
+    const ModeArrays<Real> m{d_cur, d_old, d_one, d_b, d_one};
+    launch_dct_compact<Real>(plan, dev, d_field, d_out, m, init, nullptr);
     for (int a = 0; a < 2; ++a)
         launch_dct_forward<Real>(plan, dev, a, d_field, nullptr);
-    const ModeArrays<Real> m{d_cur, d_old, d_one, d_b, d_one};
     launch_dct_z_modes<Real>(plan, dev, d_field, m, init, nullptr);
     launch_dct_inverse<Real>(plan, dev, 1, d_field, d_field, nullptr, nullptr);
     launch_dct_inverse<Real>(plan, dev, 0, d_field, d_out, d_field, nullptr);
@@ -192,8 +206,8 @@ DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device,
 // with `with_ramp`, the new mode level against the direct DCT times ramp(mode index mod cells).
 template <typename Real>
 void check_shapes(const std::vector<GroupShape>& shapes, double tol, bool device,
-                  bool with_ramp = false) {
-    const DctRun<Real> r = run_shapes<Real>(shapes, device, with_ramp);
+                  bool with_ramp = false, size_t compact = 0) {
+    const DctRun<Real> r = run_shapes<Real>(shapes, device, with_ramp, compact);
     EXPECT_EQ(r.left, 0.0) << "the last inverse pass leaves its input zero";
     for (const DctGroup& g : r.groups) {
         const GroupShape& s = g.shape;
@@ -271,6 +285,63 @@ TEST(DctKernels, ModesTakeTheirCoefficients) {
 
 // The GPU and the host emulation run the same arithmetic; the float64 results agree closely
 // (FMA contraction may differ).
+// The compact class (dct_compact.cuh): with the largest limit, which takes every group whose
+// sides all have matrices and whose partition fits 48 KB (float) or 24 KB (double), the power-of-
+// two groups among them, the same checks; the other groups stay in the line classes, in the same
+// launches.
+constexpr size_t kAllCompact = kMaxCompactBytes;
+
+TEST(DctKernels, HostEmulationCompactFloat32MatchesDirectDct) {
+    DctPlan plan;
+    plan.compact_bytes = kAllCompact;
+    std::vector<DctGroup> groups;
+    for (const GroupShape& s : kShapes)
+        add_dct_group<float>(s, 0, 0, groups, plan);
+    size_t compact = 0;  // groups
+    for (size_t i = 0; i < plan.compact_group.size(); ++i)
+        compact += i == 0 || plan.compact_group[i] != plan.compact_group[i - 1];
+    EXPECT_GT(compact, 20u);
+    EXPECT_GT(groups.size() - compact, 5u) << "groups with a side over 64 stay in the classes";
+    check_shapes<float>(kShapes, 2e-6 * 16, false, false, kAllCompact);
+}
+
+TEST(DctKernels, HostEmulationCompactFloat64MatchesDirectDct) {
+    check_shapes<double>(kShapes, 1e-12, false, false, kAllCompact);
+}
+
+TEST(DctKernels, HostEmulationCompactModesTakeTheirCoefficients) {
+    check_shapes<double>(kRampShapes, 1e-12, false, true, kAllCompact);
+}
+
+TEST(DctKernels, CompactFloat32MatchesDirectDct) {
+    std::string why;
+    if (!have_gpu(why)) GTEST_SKIP() << why;
+    check_shapes<float>(kShapes, 2e-6 * 16, true, false, kAllCompact);
+}
+
+TEST(DctKernels, CompactFloat64MatchesDirectDct) {
+    std::string why;
+    if (!have_gpu(why)) GTEST_SKIP() << why;
+    check_shapes<double>(kShapes, 1e-12, true, false, kAllCompact);
+}
+
+TEST(DctKernels, CompactModesTakeTheirCoefficients) {
+    std::string why;
+    if (!have_gpu(why)) GTEST_SKIP() << why;
+    check_shapes<double>(kRampShapes, 1e-12, true, true, kAllCompact);
+}
+
+TEST(DctKernels, CompactDeviceMatchesHostEmulation) {
+    std::string why;
+    if (!have_gpu(why)) GTEST_SKIP() << why;
+    const DctRun<double> d = run_shapes<double>(kShapes, true, false, kAllCompact),
+                         h = run_shapes<double>(kShapes, false, false, kAllCompact);
+    double err = 0;
+    for (size_t i = 0; i < d.modes.size(); ++i)
+        err = std::max(err, std::abs(d.modes[i] - h.modes[i]));
+    EXPECT_LT(err, 1e-13);
+}
+
 TEST(DctKernels, DeviceMatchesHostEmulation) {
     std::string why;
     if (!have_gpu(why)) GTEST_SKIP() << why;

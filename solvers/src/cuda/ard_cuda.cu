@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <functional>
 #include <istream>
@@ -147,6 +148,7 @@ class ArdCuda final : public Solver, public Profiled {
         dt2_12_ = static_cast<Real>(dt_ * dt_ / 12);
 
         // Shape groups: their cells and coefficients, and each DCT pass's blocks over them.
+        dct_.compact_bytes = compact_bytes();
         size_t coefs = 0;
         for (const ShapeGroup& sg : L.groups) {
             for (int a = 0; a < 3; ++a)
@@ -253,11 +255,15 @@ class ArdCuda final : public Solver, public Profiled {
         ARDENT_CUDA_CHECK(cudaStreamCreateWithFlags(&side_.stream, cudaStreamNonBlocking));
         ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&side_.fork, cudaEventDisableTiming));
         ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&side_.join, cudaEventDisableTiming));
+        ARDENT_CUDA_CHECK(cudaStreamCreateWithFlags(&compact_.stream, cudaStreamNonBlocking));
+        ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&compact_.fork, cudaEventDisableTiming));
+        ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&compact_.join, cudaEventDisableTiming));
         mark("PML, receivers, streams");
         dct_groups_.upload(groups_, t);
         for (int c = 0; c < kDctClasses; ++c)
             for (int a = 0; a < 3; ++a)
                 block_group_[c][a].upload(dct_.block_group[c][a], t);
+        compact_group_.upload(dct_.compact_group, t);
         ARDENT_CUDA_CHECK(configure_dct_kernels<Real>(dct_));
         roots_.upload(dct_twiddles<Complex>(), t);
         direct_.upload(direct_matrices<Real>(), t);
@@ -303,6 +309,9 @@ class ArdCuda final : public Solver, public Profiled {
         if (side_.fork) cudaEventDestroy(side_.fork);
         if (side_.join) cudaEventDestroy(side_.join);
         if (side_.stream) cudaStreamDestroy(side_.stream);
+        if (compact_.fork) cudaEventDestroy(compact_.fork);
+        if (compact_.join) cudaEventDestroy(compact_.join);
+        if (compact_.stream) cudaStreamDestroy(compact_.stream);
         if (stream_) cudaStreamDestroy(stream_);
     }
 
@@ -633,11 +642,37 @@ class ArdCuda final : public Solver, public Profiled {
     }
 
     DctDevice<Real> dct_device() const {
-        DctDevice<Real> d{dct_groups_.get(), {}, roots_.get(), direct_.get()};
+        DctDevice<Real> d{dct_groups_.get(), {}, roots_.get(), direct_.get(), compact_group_.get()};
         for (int c = 0; c < kDctClasses; ++c)
             for (int a = 0; a < 3; ++a)
                 d.block_group[c][a] = block_group_[c][a].get();
         return d;
+    }
+
+    ModeArrays<Real> mode_arrays(int cur) const {
+        return {modes_[cur].get(), modes_[1 - cur].get(), a_.get(), b_.get(), phi_.get()};
+    }
+
+    // The shared-memory limit of the compact DCT class (dct_compact.cuh): kCompactBytes, or
+    // ARDENT_DCT_COMPACT_BYTES where set (0: no compact groups), for measurements.
+    static size_t compact_bytes() {
+        const char* v = std::getenv("ARDENT_DCT_COMPACT_BYTES");
+        return v && *v ? static_cast<size_t>(std::strtoull(v, nullptr, 10)) : kCompactBytes;
+    }
+
+    // The compact groups' whole spectral update from `data` (left zero) into `out`, on a stream
+    // of its own beside the line classes' passes; join_compact() joins it back.
+    void fork_compact(Real* data, Real* out, int cur, bool init) const {
+        if (dct_.compact_blocks == 0) return;
+        ARDENT_CUDA_CHECK(cudaEventRecord(compact_.fork, stream_));
+        ARDENT_CUDA_CHECK(cudaStreamWaitEvent(compact_.stream, compact_.fork, 0));
+        launch_dct_compact<Real>(dct_, dct_device(), data, out, mode_arrays(cur), init,
+                                 compact_.stream);
+        ARDENT_CUDA_CHECK(cudaEventRecord(compact_.join, compact_.stream));
+    }
+    void join_compact() const {
+        if (dct_.compact_blocks > 0)
+            ARDENT_CUDA_CHECK(cudaStreamWaitEvent(stream_, compact_.join, 0));
     }
 
     // Forward DCT along x and y of the forcing, in place (the z pass is in modes()).
@@ -648,9 +683,7 @@ class ArdCuda final : public Solver, public Profiled {
 
     // Forward z DCT, mode update, inverse z DCT, in place in `data`.
     void modes(Real* data, int cur, bool init) const {
-        const ModeArrays<Real> m{modes_[cur].get(), modes_[1 - cur].get(), a_.get(), b_.get(),
-                                 phi_.get()};
-        launch_dct_z_modes<Real>(dct_, dct_device(), data, m, init, stream_, &side_);
+        launch_dct_z_modes<Real>(dct_, dct_device(), data, mode_arrays(cur), init, stream_, &side_);
     }
 
     // Inverse DCT along y (in place) and x (into `out`), leaving `data` zero.
@@ -860,11 +893,13 @@ class ArdCuda final : public Solver, public Profiled {
         gather(air_gather_, force);
         gather(pml_gather_, force);
         mark("forward DCT x, y");
+        fork_compact(force, field_.get(), cur, false);
         forward_dct(force);
         mark("DCT z, mode update");
         modes(force, cur, false);
         mark("inverse DCT y, x");
         inverse_dct(force, field_.get());
+        join_compact();
     }
 
     void capture(int cur, int half = 0) {
@@ -914,9 +949,11 @@ class ArdCuda final : public Solver, public Profiled {
         ARDENT_CUDA_CHECK(cudaMemcpyAsync(force_.get(), pending_.data(),
                                           pending_.size() * sizeof(Real), cudaMemcpyHostToDevice,
                                           stream_));
+        fork_compact(force_.get(), field_.get(), cur_, true);
         forward_dct(force_.get());
         modes(force_.get(), cur_, true);
         inverse_dct(force_.get(), field_.get());
+        join_compact();
         ARDENT_CUDA_CHECK(cudaGetLastError());
         ARDENT_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
@@ -1008,7 +1045,8 @@ class ArdCuda final : public Solver, public Profiled {
     int slots_ = 1;
     size_t bytes_ = 0;
     cudaStream_t stream_ = nullptr;
-    DctSideStream side_;  // the DCT passes' smaller kernel classes (launch_classes)
+    DctSideStream side_;     // the DCT passes' smaller kernel classes (launch_classes)
+    DctSideStream compact_;  // the compact DCT class, beside the passes (fork_compact)
     cudaGraphExec_t graphs_[2] = {nullptr, nullptr};
     DeviceArray<Real> field_, force_, modes_[2], a_, b_, phi_, terms_, pml_old_, psi_,
         pml_profiles_, source_, samples_;
@@ -1016,6 +1054,7 @@ class ArdCuda final : public Solver, public Profiled {
     DeviceArray<Real> direct_;  // the DCT's direct-class matrices (direct_matrices)
     DeviceArray<DctGroup> dct_groups_;
     DeviceArray<int32_t> block_group_[kDctClasses][3];
+    DeviceArray<int32_t> compact_group_;
     DeviceArray<int32_t> lines_, pml_air_, pml_profile_of_, ghost_offsets_, ghost_terms_;
     DeviceArray<Real> ghost_weights_;
     DeviceArray<walls::BranchCoefficients<Real>> wall_branches_;

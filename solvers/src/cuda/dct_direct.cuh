@@ -1,7 +1,8 @@
 // The direct class of the CUDA ARD backend's batched DCTs (dct_kernels.cuh): lines whose length
 // is a 2^a 3^b 5^c number up to 64 but not a power of two, which the decomposition gives small
 // partitions and which Makhoul's power-of-two FFTs (dct_tile.cuh) cannot take. Such a line is
-// transformed by a dense N x N cosine matrix, one table of them for every length (N^2 / 2
+// transformed by a dense N x N cosine matrix, one table of them for every length (the compact
+// class, dct_compact.cuh, takes the table's powers of two up to 64 as well; N^2 / 2
 // multiply-adds per line through its mirror symmetry; the lines are short). A block takes LPB lines
 // of one group along one axis, loads them into shared memory point-major (point k of line i at
 // k (LPB + 1) + i), multiplies, and stores them back with the same addressing as the load. The
@@ -41,6 +42,13 @@ ARDENT_HD constexpr bool is_direct_length(int n) {
     return n == 1;
 }
 
+// Whether lines of n points have cosine matrices in the table (direct_matrices): the direct
+// lengths and, for the compact groups' whole-partition tiles (dct_compact.cuh), the powers of two
+// up to kMaxDirectLine, 1 included.
+ARDENT_HD constexpr bool is_matrix_length(int n) {
+    return is_direct_length(n) || (n >= 1 && n <= kMaxDirectLine && is_pow2(n));
+}
+
 // Output pairs one thread computes at once (direct_forward_apply, direct_inverse_apply).
 inline constexpr int kDirectPairs = 4;
 
@@ -61,12 +69,12 @@ ARDENT_HD constexpr int direct_width(int n) {
 ARDENT_HD constexpr int direct_size(int n) {
     return ((n + 1) / 2 + n / 2 + n) * direct_width(n);
 }
-// Where length n's matrices start in the direct table (lengths in increasing order; every start
+// Where length n's matrices start in the table (matrix lengths in increasing order; every start
 // a multiple of kDirectPairs entries, so the 16-byte reads are aligned).
 ARDENT_HD constexpr int direct_offset(int n) {
     int o = 0;
-    for (int m = 2; m < n; ++m)
-        if (is_direct_length(m)) o += direct_size(m);
+    for (int m = 1; m < n; ++m)
+        if (is_matrix_length(m)) o += direct_size(m);
     return o;
 }
 inline constexpr int kDirectTable = direct_offset(kMaxDirectLine + 1);
@@ -75,8 +83,8 @@ template <typename Real>
 std::vector<Real> direct_matrices() {
     const double pi = 3.14159265358979323846;
     std::vector<Real> t(kDirectTable, Real(0));
-    for (int n = 2; n <= kMaxDirectLine; ++n) {
-        if (!is_direct_length(n)) continue;
+    for (int n = 1; n <= kMaxDirectLine; ++n) {
+        if (!is_matrix_length(n)) continue;
         const int w = direct_width(n), half = (n + 1) / 2;
         Real* even = t.data() + direct_offset(n);
         Real* odd = even + half * w;
@@ -243,98 +251,137 @@ ARDENT_HD __forceinline__ void direct_store(Block& b, const DirectTile<Real>& t,
 // halves the multiply-adds (the "partial butterfly" of video codecs' integer DCTs): a forward
 // output of even k is a sum over the h = n/2 mirrored sums x_j + x_{n-1-j}, one of odd k over
 // the differences, and the middle point of an odd line adds to the even outputs only (F[k][mid]
-// is zero for odd k). A warp's lanes take the same outputs of 32 consecutive lines: their shared
-// reads are consecutive and their matrix reads one 16-byte entry, broadcast; a thread keeps
-// kDirectPairs even and as many odd outputs (the table's padding gives zeros past n).
+// is zero for odd k). One call gives a line's forward outputs 2m and 2m + 1 for the kDirectPairs
+// m from m0 (even and odd: the length's E and O from column m0; the table's padding gives zeros
+// past n), its points `pitch` apart from x.
+template <typename Real>
+ARDENT_HD __forceinline__ void forward_pairs(const Real* x, int pitch, int n, const Real* even,
+                                             const Real* odd, Real (&se)[kDirectPairs],
+                                             Real (&so)[kDirectPairs]) {
+    constexpr int P = kDirectPairs;
+    const int h = n / 2, w = direct_width(n);
+#pragma unroll
+    for (int r = 0; r < P; ++r)
+        se[r] = so[r] = Real(0);
+    for (int j = 0; j < h; ++j) {
+        const Real a = x[j * pitch], c = x[(n - 1 - j) * pitch];
+        const Real sum = a + c, diff = a - c;
+        Real fe[P], fo[P];
+        read_pairs(even + j * w, fe);
+        read_pairs(odd + j * w, fo);
+#pragma unroll
+        for (int r = 0; r < P; ++r) {
+            se[r] += sum * fe[r];
+            so[r] += diff * fo[r];
+        }
+    }
+    if (n & 1) {
+        const Real mid = x[h * pitch];
+        Real fe[P];
+        read_pairs(even + h * w, fe);
+#pragma unroll
+        for (int r = 0; r < P; ++r)
+            se[r] += mid * fe[r];
+    }
+}
+
+// Stores forward_pairs' outputs of column m0 to a line's points `pitch` apart from `to`.
+template <typename Real>
+ARDENT_HD __forceinline__ void store_pairs(Real* to, int pitch, int n, int m0,
+                                           const Real (&se)[kDirectPairs],
+                                           const Real (&so)[kDirectPairs]) {
+#pragma unroll
+    for (int r = 0; r < kDirectPairs; ++r) {
+        const int k = 2 * (m0 + r);
+        if (k < n) to[k * pitch] = se[r];
+        if (k + 1 < n) to[(k + 1) * pitch] = so[r];
+    }
+}
+
+// The inverse: y_j = E_j + O_j and y_{n-1-j} = E_j - O_j, with E_j (O_j) the sum of row j's
+// terms of even (odd) k, for the first (n + 1) / 2 rows (O is zero on an odd line's middle row).
+// One call gives E and O of the kDirectPairs consecutive rows from the one `col` points to (the
+// transposed inverse T at column j0), whose entries of one k lie side by side.
+template <typename Real>
+ARDENT_HD __forceinline__ void inverse_rows(const Real* x, int pitch, int n, const Real* col,
+                                            Real (&e)[kDirectPairs], Real (&od)[kDirectPairs]) {
+    constexpr int P = kDirectPairs;
+    const int w = direct_width(n);
+#pragma unroll
+    for (int r = 0; r < P; ++r)
+        e[r] = od[r] = Real(0);
+    int k = 0;
+    for (; k + 1 < n; k += 2) {
+        const Real xe = x[k * pitch], xo = x[(k + 1) * pitch];
+        Real fe[P], fo[P];
+        read_pairs(col + k * w, fe);
+        read_pairs(col + (k + 1) * w, fo);
+#pragma unroll
+        for (int r = 0; r < P; ++r) {
+            e[r] += xe * fe[r];
+            od[r] += xo * fo[r];
+        }
+    }
+    if (k < n) {
+        const Real xe = x[k * pitch];
+        Real fe[P];
+        read_pairs(col + k * w, fe);
+#pragma unroll
+        for (int r = 0; r < P; ++r)
+            e[r] += xe * fe[r];
+    }
+}
+
+// Stores inverse_rows' rows from j0 (and their mirrors) to a line's points `pitch` apart.
+template <typename Real>
+ARDENT_HD __forceinline__ void store_rows(Real* to, int pitch, int n, int j0,
+                                          const Real (&e)[kDirectPairs],
+                                          const Real (&od)[kDirectPairs]) {
+#pragma unroll
+    for (int r = 0; r < kDirectPairs; ++r) {
+        const int j = j0 + r;
+        if (j >= (n + 1) / 2) continue;
+        to[j * pitch] = e[r] + od[r];
+        if (n - 1 - j != j) to[(n - 1 - j) * pitch] = e[r] - od[r];
+    }
+}
+
+// A tile's forward transforms: a warp's lanes take the same outputs of 32 consecutive lines, so
+// their shared reads are consecutive and their matrix reads one 16-byte entry, broadcast; a
+// thread keeps kDirectPairs even and as many odd outputs.
 #pragma nv_exec_check_disable
 template <typename Real, typename Block>
 ARDENT_HD __forceinline__ void direct_forward_apply(Block& b, const DirectTile<Real>& t,
                                                     const Real* from, Real* to) {
     constexpr int P = kDirectPairs;
     b.phase([&](int tid, DirectRegs&) {
-        const int n = t.n, h = n / 2, w = direct_width(n), mask = (1 << t.log2_lines) - 1;
+        const int n = t.n, w = direct_width(n), mask = (1 << t.log2_lines) - 1;
         const int items = (w / P) << t.log2_lines;
         for (int o = tid; o < items; o += dct_threads<Real>()) {
             const int i = o & mask, m0 = (o >> t.log2_lines) * P;
             if (t.first + i >= t.ls.count) continue;
-            const Real* x = from + i;
-            const Real* even = t.even + m0;
-            const Real* odd = t.odd + m0;
-            Real se[P] = {}, so[P] = {};
-            for (int j = 0; j < h; ++j) {
-                const Real a = x[j * t.pitch], c = x[(n - 1 - j) * t.pitch];
-                const Real sum = a + c, diff = a - c;
-                Real fe[P], fo[P];
-                read_pairs(even + j * w, fe);
-                read_pairs(odd + j * w, fo);
-#pragma unroll
-                for (int r = 0; r < P; ++r) {
-                    se[r] += sum * fe[r];
-                    so[r] += diff * fo[r];
-                }
-            }
-            if (n & 1) {
-                const Real mid = x[h * t.pitch];
-                Real fe[P];
-                read_pairs(even + h * w, fe);
-#pragma unroll
-                for (int r = 0; r < P; ++r)
-                    se[r] += mid * fe[r];
-            }
-#pragma unroll
-            for (int r = 0; r < P; ++r) {
-                const int k = 2 * (m0 + r);
-                if (k < n) to[k * t.pitch + i] = se[r];
-                if (k + 1 < n) to[(k + 1) * t.pitch + i] = so[r];
-            }
+            Real se[P], so[P];
+            forward_pairs(from + i, t.pitch, n, t.even + m0, t.odd + m0, se, so);
+            store_pairs(to + i, t.pitch, n, m0, se, so);
         }
     });
 }
 
-// The inverse: y_j = E_j + O_j and y_{n-1-j} = E_j - O_j, with E_j (O_j) the sum of row j's
-// terms of even (odd) k, for the first (n + 1) / 2 rows (O is zero on an odd line's middle row);
-// a thread takes kDirectPairs consecutive rows, whose entries of one k lie side by side.
+// A tile's inverse transforms: a thread takes kDirectPairs consecutive rows of a line.
 #pragma nv_exec_check_disable
 template <typename Real, typename Block>
 ARDENT_HD __forceinline__ void direct_inverse_apply(Block& b, const DirectTile<Real>& t,
                                                     const Real* from, Real* to) {
     constexpr int P = kDirectPairs;
     b.phase([&](int tid, DirectRegs&) {
-        const int n = t.n, rows = (n + 1) / 2, w = direct_width(n);
+        const int n = t.n, w = direct_width(n);
         const int mask = (1 << t.log2_lines) - 1, items = (w / P) << t.log2_lines;
         for (int o = tid; o < items; o += dct_threads<Real>()) {
             const int i = o & mask, j0 = (o >> t.log2_lines) * P;
             if (t.first + i >= t.ls.count) continue;
-            const Real* x = from + i;
-            const Real* col = t.inverse + j0;
-            Real e[P] = {}, od[P] = {};
-            int k = 0;
-            for (; k + 1 < n; k += 2) {
-                const Real xe = x[k * t.pitch], xo = x[(k + 1) * t.pitch];
-                Real fe[P], fo[P];
-                read_pairs(col + k * w, fe);
-                read_pairs(col + (k + 1) * w, fo);
-#pragma unroll
-                for (int r = 0; r < P; ++r) {
-                    e[r] += xe * fe[r];
-                    od[r] += xo * fo[r];
-                }
-            }
-            if (k < n) {
-                const Real xe = x[k * t.pitch];
-                Real fe[P];
-                read_pairs(col + k * w, fe);
-#pragma unroll
-                for (int r = 0; r < P; ++r)
-                    e[r] += xe * fe[r];
-            }
-#pragma unroll
-            for (int r = 0; r < P; ++r) {
-                const int j = j0 + r;
-                if (j >= rows) continue;
-                to[j * t.pitch + i] = e[r] + od[r];
-                if (n - 1 - j != j) to[(n - 1 - j) * t.pitch + i] = e[r] - od[r];
-            }
+            Real e[P], od[P];
+            inverse_rows(from + i, t.pitch, n, t.inverse + j0, e, od);
+            store_rows(to + i, t.pitch, n, j0, e, od);
         }
     });
 }
@@ -371,11 +418,23 @@ ARDENT_HD __forceinline__ void direct_z_modes_tile(Block& b, const DirectTile<Re
     direct_load<Real>(b, t, data, nullptr);
     direct_forward_apply<Real>(b, t, t.a, t.b);
     b.phase([&](int tid, DirectRegs&) {
-        for (int e = tid; e < (t.n << t.log2_lines); e += dct_threads<Real>()) {
-            int slot;
-            const long long g = direct_element(t, e, slot);
-            if (g < 0) continue;
-            t.b[slot] = advance_mode(m, g, coef(g), t.b[slot], init, init_scale);
+        constexpr int B = kModeBatch, T = dct_threads<Real>();
+        const int total = t.n << t.log2_lines;
+        for (int e0 = tid; e0 < total; e0 += B * T) {
+            long long g[B], c[B];
+            int slot[B];
+            Real f[B];
+#pragma unroll
+            for (int j = 0; j < B; ++j) {
+                slot[j] = 0;
+                g[j] = e0 + j * T < total ? direct_element(t, e0 + j * T, slot[j]) : -1;
+                c[j] = g[j] >= 0 ? coef(g[j]) : 0;
+                f[j] = g[j] >= 0 ? t.b[slot[j]] : Real(0);
+            }
+            advance_modes(m, g, c, f, init, init_scale);
+#pragma unroll
+            for (int j = 0; j < B; ++j)
+                if (g[j] >= 0) t.b[slot[j]] = f[j];
         }
     });
     direct_inverse_apply<Real>(b, t, t.b, t.a);

@@ -6,7 +6,9 @@
 // its occupancy): lines of 1 to 128 points (register DFTs of up to 8 points), 256 and 512 (16
 // points) and 1024 (32 points). A fourth, the direct class (dct_direct.cuh), takes the lines whose
 // length is not a power of two (2^a 3^b 5^c up to 64) by dense cosine matrices; a group uses it
-// on exactly the axes whose side is not a power of two and the other classes on the rest.
+// on exactly the axes whose side is not a power of two and the other classes on the rest. Groups
+// of small partitions take none of these: the compact class (dct_compact.cuh) does a partition's
+// whole forward transform, mode update and inverse in one block.
 // Classes 0-2 are compiled twice (Lines<Pow2>): for groups whose sides are all powers of two
 // (kPure), indexed by shifts and masks, and for the others (kMixed), by divisions, which in one
 // kernel cost the power-of-two lines 15-30 %. A class's pass is one launch per kind with blocks.
@@ -24,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "dct_compact.cuh"
 #include "dct_direct.cuh"
 #include "dct_tile.cuh"
 
@@ -86,10 +89,16 @@ inline int log2_of(long long v) {
 // The DCT launches over a list of shape groups: per kernel class, axis and kind (kPure, kMixed),
 // the blocks and the shared bytes per block; per class and axis, the group of each block, the
 // kPure blocks first. A group's first_block counts from the start of its kind's blocks.
+// The compact groups (dct_compact.cuh), those whose two shared copies take at most
+// compact_bytes, are in none of them: one block per partition, compact_group the group of each.
 struct DctPlan {
     unsigned blocks[kDctClasses][3][kKinds] = {};
     size_t shared[kDctClasses][3][kKinds] = {};
     std::vector<int32_t> block_group[kDctClasses][3];
+    size_t compact_bytes = kCompactBytes;  // set before the first add_dct_group; 0: none
+    unsigned compact_blocks = 0;
+    size_t compact_shared = 0;
+    std::vector<int32_t> compact_group;
 };
 
 // Appends a group to `groups` and `plan`. Each side must be a power of two up to kMaxLine or a
@@ -106,6 +115,19 @@ inline void add_dct_group(const GroupShape& s, long long offset, long long coef,
     g.by_y = FastDiv(static_cast<unsigned>(s.ny));
     g.by_cells = FastDiv(static_cast<unsigned>(s.nx * s.ny * s.nz));
     const int n[3] = {s.nx, s.ny, s.nz};
+    if (is_compact<Real>(s, plan.compact_bytes)) {
+        for (int a = 0; a < 3; ++a) {
+            g.log2n[a] = is_pow2(n[a]) ? log2_of(n[a]) : -1;
+            g.direct_matrix[a] = direct_offset(n[a]);
+        }
+        g.first_compact = plan.compact_blocks;
+        plan.compact_group.insert(plan.compact_group.end(), static_cast<size_t>(s.count),
+                                  static_cast<int32_t>(groups.size()));
+        plan.compact_blocks += static_cast<unsigned>(s.count);
+        plan.compact_shared = std::max(plan.compact_shared, compact_shared_bytes<Real>(s));
+        groups.push_back(g);
+        return;
+    }
     const int kind = group_kind(s);
     for (int a = 0; a < 3; ++a) {
         int log2lines = 0, c = kDirectClass;
@@ -253,14 +275,29 @@ __global__ void __launch_bounds__(dct_threads<Real>(), kClassMinBlocks<Class, tr
     }
 }
 
+// The compact class: a partition per block, its whole spectral update (compact_tile).
+template <typename Real>
+__global__ void __launch_bounds__(kCompactThreads, 8)
+    dct_compact(const DctGroup* groups, const int32_t* block_group, const Real* __restrict__ direct,
+                Real* in, Real* out, ModeArrays<Real> modes, bool init) {
+    const DctGroup& g = groups[block_group[blockIdx.x]];
+    const ModeArrays<Real> m{modes.cur + g.offset, modes.old + g.offset, modes.a + g.coef,
+                             modes.b + g.coef, modes.phi + g.coef};
+    DeviceBlock<DirectRegs> b;
+    compact_tile(b, make_compact_tile(g, blockIdx.x, dct_smem, direct), in + g.offset,
+                 out + g.offset, m, init);
+}
+
 // What the launches need on the device: the groups, each class and axis's block-to-group
-// table, the twiddle table (dct_twiddles) and the direct class's matrices (direct_matrices).
+// table, the compact class's, the twiddle table (dct_twiddles) and the matrices
+// (direct_matrices).
 template <typename Real>
 struct DctDevice {
     const DctGroup* groups;
     const int32_t* block_group[kDctClasses][3];
     const typename Cplx<Real>::type* roots;
     const Real* direct;
+    const int32_t* compact_group;
 };
 
 // Calls f(class constant, kind constant) for every class and kind that has kernels: the direct
@@ -293,6 +330,7 @@ inline cudaError_t configure_dct_kernels(const DctPlan& p) {
         set(reinterpret_cast<const void*>(&dct_inverse<Real, c, k == kPure>), most);
         set(reinterpret_cast<const void*>(&dct_z_modes<Real, c, k == kPure>), most);
     });
+    set(reinterpret_cast<const void*>(&dct_compact<Real>), p.compact_shared);
     return e;
 }
 
@@ -375,6 +413,17 @@ inline void launch_dct_z_modes(const DctPlan& p, const DctDevice<Real>& d, Real*
             <<<p.blocks[c][2][k], dct_threads<Real>(), p.shared[c][2][k], s>>>(
                 d.groups, d.block_group[c][2] + first, d.roots, d.direct, field, m, init);
     });
+}
+
+// The compact groups' forward DCT, mode update (or, for `init`, the modes of the initial field)
+// and inverse DCT, from `in` (left zero) to `out`, in one launch; independent of the line
+// classes' passes (other groups).
+template <typename Real>
+inline void launch_dct_compact(const DctPlan& p, const DctDevice<Real>& d, Real* in, Real* out,
+                               const ModeArrays<Real>& m, bool init, cudaStream_t stream) {
+    if (p.compact_blocks == 0) return;
+    dct_compact<Real><<<p.compact_blocks, kCompactThreads, p.compact_shared, stream>>>(
+        d.groups, d.compact_group, d.direct, in, out, m, init);
 }
 
 // The host's side of a block (tests): every thread's registers, threads run one after another.
@@ -478,6 +527,21 @@ inline void emulate_dct_z_modes(const DctPlan& p, const std::vector<DctGroup>& g
                 z_modes_tile<Real, LN>(b, t, field + g.offset, m, init);
             }
         });
+}
+
+template <typename Real>
+inline void emulate_dct_compact(const DctPlan& p, const std::vector<DctGroup>& groups,
+                                const Real* direct, Real* in, Real* out,
+                                const ModeArrays<Real>& modes, bool init) {
+    for (unsigned blk = 0; blk < p.compact_blocks; ++blk) {
+        const DctGroup& g = groups[static_cast<size_t>(p.compact_group[blk])];
+        const ModeArrays<Real> m{modes.cur + g.offset, modes.old + g.offset, modes.a + g.coef,
+                                 modes.b + g.coef, modes.phi + g.coef};
+        std::vector<Real> smem(compact_shared_bytes<Real>(g.shape) / sizeof(Real), Real(-7));
+        HostBlock<DirectRegs> b(kCompactThreads);
+        compact_tile(b, make_compact_tile<Real>(g, blk, smem.data(), direct), in + g.offset,
+                     out + g.offset, m, init);
+    }
 }
 
 }  // namespace ardent::ard::cuda

@@ -285,7 +285,8 @@ struct FastDiv {
 // A shape group as the DCT kernels see it: where its cells and coefficients start, the log2 of
 // its sides (-1 for a side that is not a power of two) and the first block of each axis's
 // launch; for the direct class's axes, the lines per block and the axis's matrices; the
-// divisions by x, y and the cells that mixed groups' tiles take.
+// divisions by x, y and the cells that mixed groups' tiles take. A compact group (dct_compact.cuh)
+// is in none of the line classes' launches: one block per partition, every axis's matrices.
 struct DctGroup {
     GroupShape shape;
     long long offset;  // first cell (air index)
@@ -293,7 +294,8 @@ struct DctGroup {
     int log2n[3];
     long long first_block[3];
     int log2_direct_lines[3];  // direct class: log2 of the lines a block takes
-    int direct_matrix[3];      // direct class: offset of the forward matrix (direct_offset)
+    int direct_matrix[3];      // direct and compact classes: the axis's matrices (direct_offset)
+    long long first_compact;   // compact class (dct_compact.cuh): the group's first block
     FastDiv by_x, by_y, by_cells;
 };
 
@@ -793,6 +795,38 @@ ARDENT_HD __forceinline__ Real advance_mode(const ModeArrays<Real>& m, long long
     return m.phi[c] * pn;
 }
 
+// Modes per batch of advance_modes.
+inline constexpr int kModeBatch = 4;
+
+// advance_mode for B modes at once (g[j] < 0: none), f[j] in and out: every read before any
+// store. One mode at a time, the store to `old` might alias the next mode's reads as far as the
+// compiler knows, so each mode waited a whole memory latency for its reads.
+template <int B, typename Real>
+ARDENT_HD __forceinline__ void advance_modes(const ModeArrays<Real>& m, const long long (&g)[B],
+                                             const long long (&c)[B], Real (&f)[B], bool init,
+                                             Real init_scale) {
+    Real a[B], b[B], cur[B], old[B], phi[B];
+#pragma unroll
+    for (int j = 0; j < B; ++j) {
+        a[j] = b[j] = cur[j] = old[j] = phi[j] = Real(0);
+        if (g[j] < 0) continue;
+        phi[j] = m.phi[c[j]];
+        if (init) continue;
+        a[j] = m.a[c[j]];
+        b[j] = m.b[c[j]];
+        cur[j] = m.cur[g[j]];
+        old[j] = m.old[g[j]];
+    }
+#pragma unroll
+    for (int j = 0; j < B; ++j) {
+        if (g[j] < 0) continue;
+        const Real pn = init ? f[j] * init_scale : mode_update(a[j], b[j], cur[j], old[j], f[j]);
+        if (init) m.cur[g[j]] = pn;
+        m.old[g[j]] = pn;
+        f[j] = phi[j] * pn;
+    }
+}
+
 // The z axis: forward DCT of the forcing, the mode update, then the inverse DCT of the filtered
 // modes, all in place in `data`; the spectrum never travels through global memory.
 #pragma nv_exec_check_disable
@@ -814,13 +848,24 @@ ARDENT_HD __forceinline__ void z_modes_tile(Block& b, const Tile<Real, Pow2>& t,
         bins_to_work<Real, LN>(b, t);
         b.phase([&](int tid, Regs<Real, LN>&) {
             Real* w = reinterpret_cast<Real*>(t.work);
+            constexpr int B = S::kPer < kModeBatch ? S::kPer : kModeBatch;
 #pragma unroll
-            for (int j = 0; j < S::kPer; ++j) {
-                int i, k;
-                const long long g = element<S>(t.ls, t.first, tid, j, i, k);
-                if (g < 0) continue;
-                Real& f = w[2 * i * S::CS + k];
-                f = advance_mode(m, g, coef(g), f, init, init_scale);
+            for (int j0 = 0; j0 < S::kPer; j0 += B) {
+                long long g[B], c[B];
+                int slot[B];
+                Real f[B];
+#pragma unroll
+                for (int j = 0; j < B; ++j) {
+                    int i, k;
+                    g[j] = element<S>(t.ls, t.first, tid, j0 + j, i, k);
+                    c[j] = g[j] >= 0 ? coef(g[j]) : 0;
+                    slot[j] = 2 * i * S::CS + k;
+                    f[j] = g[j] >= 0 ? w[slot[j]] : Real(0);
+                }
+                advance_modes(m, g, c, f, init, init_scale);
+#pragma unroll
+                for (int j = 0; j < B; ++j)
+                    if (g[j] >= 0) w[slot[j]] = f[j];
             }
         });
         pack_inverse<Real, LN>(b, t);
