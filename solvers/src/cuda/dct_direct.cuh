@@ -165,21 +165,37 @@ ARDENT_HD __forceinline__ DirectTile<Real> make_direct_tile(const DctGroup& g, i
             f + ((n + 1) / 2 + n / 2) * w};
 }
 
-// Element e of a tile in loads, stores and the mode update: its shared-memory slot and its
-// index in the group (-1 past the group's last line). On x a tile's lines are one contiguous
-// run, walked in order; on y and z consecutive e are consecutive lines (consecutive x).
+// A thread's line on y and z in loads, stores and the mode update: there a tile's element e is
+// point e >> log2_lines of line e & (LPB - 1), and LPB divides the block's threads, so a thread's
+// elements (tid, tid + threads, ...) all lie on one line, whose first cell (a division or two) is
+// found once per phase instead of once per element. Unused on x.
+struct DirectLine {
+    int i;           // the line in the tile
+    long long base;  // its first cell in the group, -1 past the group's last line
+};
+
 template <typename Real>
-ARDENT_HD __forceinline__ long long direct_element(const DirectTile<Real>& t, int e, int& slot) {
-    int i, k;
+ARDENT_HD __forceinline__ DirectLine direct_line(const DirectTile<Real>& t, int tid) {
+    const int i = tid & ((1 << t.log2_lines) - 1);
+    return {i, t.ls.axis != 0 && t.first + i < t.ls.count ? t.ls.base(t.first + i) : -1};
+}
+
+// Element e of a tile in loads, stores and the mode update (`line`: the thread's, direct_line):
+// its shared-memory slot and its index in the group (-1 past the group's last line). On x a
+// tile's lines are one contiguous run, walked in order; on y and z consecutive e are consecutive
+// lines (consecutive x).
+template <typename Real>
+ARDENT_HD __forceinline__ long long direct_element(const DirectTile<Real>& t,
+                                                   const DirectLine& line, int e, int& slot) {
     if (t.ls.axis == 0) {  // t.n is the group's x side
-        i = static_cast<int>(t.ls.by_x.div(static_cast<unsigned>(e)));
-        k = e - i * t.n;
-    } else {
-        i = e & ((1 << t.log2_lines) - 1);
-        k = e >> t.log2_lines;
+        const int i = static_cast<int>(t.ls.by_x.div(static_cast<unsigned>(e)));
+        const int k = e - i * t.n;
+        slot = k * t.pitch + i;
+        return t.first + i < t.ls.count ? t.ls.base(t.first + i) + t.ls.step(k) : -1;
     }
-    slot = k * t.pitch + i;
-    return t.first + i < t.ls.count ? t.ls.base(t.first + i) + t.ls.step(k) : -1;
+    const int k = e >> t.log2_lines;
+    slot = k * t.pitch + line.i;
+    return line.base >= 0 ? line.base + t.ls.step(k) : -1;
 }
 
 // kDirectPairs consecutive entries of the matrix table (aligned: direct_offset) through the
@@ -213,6 +229,7 @@ ARDENT_HD __forceinline__ void direct_load(Block& b, const DirectTile<Real>& t, 
     b.phase([&](int tid, DirectRegs&) {
         constexpr int B = kDirectBatch, T = dct_threads<Real>();
         const int total = t.n << t.log2_lines;
+        const DirectLine line = direct_line(t, tid);
         for (int e0 = tid; e0 < total; e0 += B * T) {
             long long g[B];
             int slot[B];
@@ -220,7 +237,7 @@ ARDENT_HD __forceinline__ void direct_load(Block& b, const DirectTile<Real>& t, 
 #pragma unroll
             for (int j = 0; j < B; ++j) {
                 slot[j] = -1;
-                g[j] = e0 + j * T < total ? direct_element(t, e0 + j * T, slot[j]) : -1;
+                g[j] = e0 + j * T < total ? direct_element(t, line, e0 + j * T, slot[j]) : -1;
                 v[j] = g[j] >= 0 ? in[g[j]] : Real(0);
             }
 #pragma unroll
@@ -239,9 +256,10 @@ template <typename Real, typename Block>
 ARDENT_HD __forceinline__ void direct_store(Block& b, const DirectTile<Real>& t, const Real* from,
                                             Real* out) {
     b.run([&](int tid, DirectRegs&) {
+        const DirectLine line = direct_line(t, tid);
         for (int e = tid; e < (t.n << t.log2_lines); e += dct_threads<Real>()) {
             int slot;
-            const long long g = direct_element(t, e, slot);
+            const long long g = direct_element(t, line, e, slot);
             if (g >= 0) out[g] = from[slot];
         }
     });
@@ -420,6 +438,8 @@ ARDENT_HD __forceinline__ void direct_z_modes_tile(Block& b, const DirectTile<Re
     b.phase([&](int tid, DirectRegs&) {
         constexpr int B = kModeBatch, T = dct_threads<Real>();
         const int total = t.n << t.log2_lines;
+        const DirectLine line = direct_line(t, tid);  // a z line: its coefficients in a row too
+        const long long coef_base = line.base >= 0 ? coef(line.base) : 0;
         for (int e0 = tid; e0 < total; e0 += B * T) {
             long long g[B], c[B];
             int slot[B];
@@ -427,8 +447,8 @@ ARDENT_HD __forceinline__ void direct_z_modes_tile(Block& b, const DirectTile<Re
 #pragma unroll
             for (int j = 0; j < B; ++j) {
                 slot[j] = 0;
-                g[j] = e0 + j * T < total ? direct_element(t, e0 + j * T, slot[j]) : -1;
-                c[j] = g[j] >= 0 ? coef(g[j]) : 0;
+                g[j] = e0 + j * T < total ? direct_element(t, line, e0 + j * T, slot[j]) : -1;
+                c[j] = g[j] >= 0 ? coef_base + (g[j] - line.base) : 0;
                 f[j] = g[j] >= 0 ? t.b[slot[j]] : Real(0);
             }
             advance_modes(m, g, c, f, init, init_scale);
