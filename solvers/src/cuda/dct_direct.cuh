@@ -281,6 +281,7 @@ ARDENT_HD __forceinline__ void forward_pairs(const Real* x, int pitch, int n, co
 #pragma unroll
     for (int r = 0; r < P; ++r)
         se[r] = so[r] = Real(0);
+#pragma unroll 2
     for (int j = 0; j < h; ++j) {
         const Real a = x[j * pitch], c = x[(n - 1 - j) * pitch];
         const Real sum = a + c, diff = a - c;
@@ -329,6 +330,7 @@ ARDENT_HD __forceinline__ void inverse_rows(const Real* x, int pitch, int n, con
     for (int r = 0; r < P; ++r)
         e[r] = od[r] = Real(0);
     int k = 0;
+#pragma unroll 2
     for (; k + 1 < n; k += 2) {
         const Real xe = x[k * pitch], xo = x[(k + 1) * pitch];
         Real fe[P], fo[P];

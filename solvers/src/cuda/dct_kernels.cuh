@@ -277,7 +277,7 @@ __global__ void __launch_bounds__(dct_threads<Real>(), kClassMinBlocks<Class, tr
 
 // The compact class: a partition per block, its whole spectral update (compact_tile).
 template <typename Real>
-__global__ void __launch_bounds__(kCompactThreads, 8)
+__global__ void __launch_bounds__(kCompactThreads, 10)
     dct_compact(const DctGroup* groups, const int32_t* block_group, const Real* __restrict__ direct,
                 Real* in, Real* out, ModeArrays<Real> modes, bool init) {
     const DctGroup& g = groups[block_group[blockIdx.x]];
