@@ -51,12 +51,13 @@ constexpr bool is_compact(const GroupShape& s, size_t limit) {
 
 template <typename Real>
 struct CompactTile {
-    int n[3];            // the partition's sides
-    int px, ps;          // shared-memory pitches (compact_pitch_x, compact_pitch_plane)
-    unsigned cells;      // a partition's cells
-    FastDiv by_x, by_y;  // the group's
-    long long first;     // the partition's first cell in the group
-    Real* a;             // shared memory: the partition, then the spectrum, alternately
+    int n[3];             // the partition's sides
+    int px, ps;           // shared-memory pitches (compact_pitch_x, compact_pitch_plane)
+    unsigned cells;       // a partition's cells
+    FastDiv by_x, by_y;   // the group's
+    FastDiv by_lines[3];  // by the lines along each axis
+    long long first;      // the partition's first cell in the group
+    Real* a;              // shared memory: the partition, then the spectrum, alternately
     Real* b;
     const Real* matrix[3];  // each axis's matrices (direct_matrices: E, O, then T)
 };
@@ -74,6 +75,7 @@ ARDENT_HD __forceinline__ CompactTile<Real> make_compact_tile(const DctGroup& g,
             cells,
             g.by_x,
             g.by_y,
+            {g.by_lines[0], g.by_lines[1], g.by_lines[2]},
             (block - g.first_compact) * static_cast<long long>(cells),
             a,
             a + static_cast<size_t>(s.nz) * static_cast<size_t>(ps),
@@ -128,15 +130,17 @@ ARDENT_HD __forceinline__ void compact_pass(Block& b, const CompactTile<Real>& t
         const int nu = axis == 0 ? t.n[1] : t.n[0];
         const FastDiv& by_u = axis == 0 ? t.by_y : t.by_x;
         const int u_pitch = axis == 0 ? t.px : 1, v_pitch = axis == 2 ? t.px : t.ps;
-        const int lines = static_cast<int>(t.cells) / n;
+        const FastDiv& by_lines = t.by_lines[axis];
+        const int lines = static_cast<int>(by_lines.d);
         const Real* m = t.matrix[axis];
         const Real* even = m;
         const Real* odd = m + (n + 1) / 2 * w;
         const Real* inverse = odd + n / 2 * w;
         // Item i: line i mod lines of column group i / lines; a thread's items kCompactThreads
         // apart.
-        const int step_col = kCompactThreads / lines, step_l = kCompactThreads % lines;
-        int col = tid / lines, l = tid - col * lines;
+        const int step_col = static_cast<int>(by_lines.div(kCompactThreads));
+        const int step_l = kCompactThreads - step_col * lines;
+        int col = static_cast<int>(by_lines.div(static_cast<unsigned>(tid))), l = tid - col * lines;
         for (; col < w / P;) {
             const unsigned v = by_u.div(static_cast<unsigned>(l));
             const int u = l - static_cast<int>(v) * nu;
@@ -165,7 +169,8 @@ ARDENT_HD __forceinline__ void compact_pass(Block& b, const CompactTile<Real>& t
 template <typename Real, typename Block>
 ARDENT_HD __forceinline__ void compact_tile(Block& b, const CompactTile<Real>& t, Real* in,
                                             Real* out, const ModeArrays<Real>& m, bool init) {
-    const Real init_scale = static_cast<Real>(1.0 / (8.0 * static_cast<double>(t.cells)));
+    const Real init_scale =  // the initial field's modes only: a division in double
+        init ? static_cast<Real>(1.0 / (8.0 * static_cast<double>(t.cells))) : Real(0);
     compact_load(b, t, in + t.first);
     compact_pass<Real, false>(b, t, 0, t.a, t.b);
     compact_pass<Real, false>(b, t, 1, t.b, t.a);

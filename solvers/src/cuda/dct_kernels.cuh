@@ -119,6 +119,7 @@ inline void add_dct_group(const GroupShape& s, long long offset, long long coef,
         for (int a = 0; a < 3; ++a) {
             g.log2n[a] = is_pow2(n[a]) ? log2_of(n[a]) : -1;
             g.direct_matrix[a] = direct_offset(n[a]);
+            g.by_lines[a] = FastDiv(static_cast<unsigned>(s.nx * s.ny * s.nz / n[a]));
         }
         g.first_compact = plan.compact_blocks;
         plan.compact_group.insert(plan.compact_group.end(), static_cast<size_t>(s.count),

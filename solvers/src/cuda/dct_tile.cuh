@@ -297,6 +297,7 @@ struct DctGroup {
     int direct_matrix[3];      // direct and compact classes: the axis's matrices (direct_offset)
     long long first_compact;   // compact class (dct_compact.cuh): the group's first block
     FastDiv by_x, by_y, by_cells;
+    FastDiv by_lines[3];  // compact class: by a partition's lines along each axis
 };
 
 // The lines along `axis` of a group, in an order where consecutive lines are consecutive x
