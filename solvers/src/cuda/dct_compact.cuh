@@ -180,19 +180,14 @@ ARDENT_HD __forceinline__ void compact_tile(Block& b, const CompactTile<Real>& t
         for (unsigned c0 = static_cast<unsigned>(tid); c0 < t.cells; c0 += B * T) {
             long long g[B], c[B];
             int slot[B];
-            Real f[B];
 #pragma unroll
             for (int j = 0; j < B; ++j) {
                 const unsigned cell = c0 + static_cast<unsigned>(j * T);
                 g[j] = cell < t.cells ? t.first + cell : -1;
                 c[j] = cell;
                 slot[j] = cell < t.cells ? compact_slot(t, cell) : 0;
-                f[j] = cell < t.cells ? t.b[slot[j]] : Real(0);
             }
-            advance_modes(m, g, c, f, init, init_scale);
-#pragma unroll
-            for (int j = 0; j < B; ++j)
-                if (g[j] >= 0) t.b[slot[j]] = f[j];
+            advance_modes(m, g, c, t.b, slot, init, init_scale);
         }
     });
     compact_pass<Real, true>(b, t, 2, t.b, t.a);

@@ -445,18 +445,13 @@ ARDENT_HD __forceinline__ void direct_z_modes_tile(Block& b, const DirectTile<Re
         for (int e0 = tid; e0 < total; e0 += B * T) {
             long long g[B], c[B];
             int slot[B];
-            Real f[B];
 #pragma unroll
             for (int j = 0; j < B; ++j) {
                 slot[j] = 0;
                 g[j] = e0 + j * T < total ? direct_element(t, line, e0 + j * T, slot[j]) : -1;
                 c[j] = g[j] >= 0 ? coef_base + (g[j] - line.base) : 0;
-                f[j] = g[j] >= 0 ? t.b[slot[j]] : Real(0);
             }
-            advance_modes(m, g, c, f, init, init_scale);
-#pragma unroll
-            for (int j = 0; j < B; ++j)
-                if (g[j] >= 0) t.b[slot[j]] = f[j];
+            advance_modes(m, g, c, t.b, slot, init, init_scale);
         }
     });
     direct_inverse_apply<Real>(b, t, t.b, t.a);

@@ -260,8 +260,7 @@ __global__ void __launch_bounds__(dct_threads<Real>(), kClassMinBlocks<Class, tr
                 const typename Cplx<Real>::type* __restrict__ roots,
                 const Real* __restrict__ direct, Real* field, ModeArrays<Real> modes, bool init) {
     const DctGroup& g = groups[block_group[blockIdx.x]];
-    const ModeArrays<Real> m{modes.cur + g.offset, modes.old + g.offset, modes.a + g.coef,
-                             modes.b + g.coef, modes.phi + g.coef};
+    const ModeArrays<Real> m = group_modes(modes, g);
     if constexpr (Class == kDirectClass) {
         DeviceBlock<DirectRegs> b;
         direct_z_modes_tile(b, make_direct_tile(g, 2, blockIdx.x, dct_smem, direct),
@@ -282,8 +281,7 @@ __global__ void __launch_bounds__(kCompactThreads, 10)
     dct_compact(const DctGroup* groups, const int32_t* block_group, const Real* __restrict__ direct,
                 Real* in, Real* out, ModeArrays<Real> modes, bool init) {
     const DctGroup& g = groups[block_group[blockIdx.x]];
-    const ModeArrays<Real> m{modes.cur + g.offset, modes.old + g.offset, modes.a + g.coef,
-                             modes.b + g.coef, modes.phi + g.coef};
+    const ModeArrays<Real> m = group_modes(modes, g);
     DeviceBlock<DirectRegs> b;
     compact_tile(b, make_compact_tile(g, blockIdx.x, dct_smem, direct), in + g.offset,
                  out + g.offset, m, init);
@@ -517,17 +515,16 @@ template <typename Real>
 inline void emulate_dct_z_modes(const DctPlan& p, const std::vector<DctGroup>& groups,
                                 const typename Cplx<Real>::type* roots, const Real* direct,
                                 Real* field, const ModeArrays<Real>& modes, bool init) {
-    emulate_blocks<Real>(
-        p, groups, 2, roots, direct, [&](auto& b, const auto& t, const DctGroup& g) {
-            const ModeArrays<Real> m{modes.cur + g.offset, modes.old + g.offset, modes.a + g.coef,
-                                     modes.b + g.coef, modes.phi + g.coef};
-            if constexpr (kIsDirectTile<Real, decltype(t)>) {
-                direct_z_modes_tile(b, t, field + g.offset, m, init);
-            } else {
-                constexpr int LN = std::remove_reference_t<decltype(b.r[0])>::kLN;
-                z_modes_tile<Real, LN>(b, t, field + g.offset, m, init);
-            }
-        });
+    emulate_blocks<Real>(p, groups, 2, roots, direct,
+                         [&](auto& b, const auto& t, const DctGroup& g) {
+                             const ModeArrays<Real> m = group_modes(modes, g);
+                             if constexpr (kIsDirectTile<Real, decltype(t)>) {
+                                 direct_z_modes_tile(b, t, field + g.offset, m, init);
+                             } else {
+                                 constexpr int LN = std::remove_reference_t<decltype(b.r[0])>::kLN;
+                                 z_modes_tile<Real, LN>(b, t, field + g.offset, m, init);
+                             }
+                         });
 }
 
 template <typename Real>
@@ -536,8 +533,7 @@ inline void emulate_dct_compact(const DctPlan& p, const std::vector<DctGroup>& g
                                 const ModeArrays<Real>& modes, bool init) {
     for (unsigned blk = 0; blk < p.compact_blocks; ++blk) {
         const DctGroup& g = groups[static_cast<size_t>(p.compact_group[blk])];
-        const ModeArrays<Real> m{modes.cur + g.offset, modes.old + g.offset, modes.a + g.coef,
-                                 modes.b + g.coef, modes.phi + g.coef};
+        const ModeArrays<Real> m = group_modes(modes, g);
         std::vector<Real> smem(compact_shared_bytes<Real>(g.shape) / sizeof(Real), Real(-7));
         HostBlock<DirectRegs> b(kCompactThreads);
         compact_tile(b, make_compact_tile<Real>(g, blk, smem.data(), direct), in + g.offset,

@@ -779,38 +779,32 @@ struct ModeArrays {
     const Real* phi;
 };
 
-// One mode: p_new = a p - p_old + b f into the old level (for `init`, the DCT of the initial
-// field scaled by the round trip's 1/(8 cells), into both levels); returns phi p_new, the
-// filtered mode the inverse transform takes.
+// A group's mode arrays: its levels from its first cell, its coefficients from its first one.
 template <typename Real>
-ARDENT_HD __forceinline__ Real advance_mode(const ModeArrays<Real>& m, long long g, long long c,
-                                            Real f, bool init, Real init_scale) {
-    Real pn;
-    if (init) {
-        pn = f * init_scale;
-        m.cur[g] = pn;
-    } else {
-        pn = mode_update(m.a[c], m.b[c], m.cur[g], m.old[g], f);
-    }
-    m.old[g] = pn;
-    return m.phi[c] * pn;
+ARDENT_HD __forceinline__ ModeArrays<Real> group_modes(const ModeArrays<Real>& m,
+                                                       const DctGroup& g) {
+    return {m.cur + g.offset, m.old + g.offset, m.a + g.coef, m.b + g.coef, m.phi + g.coef};
 }
 
 // Modes per batch of advance_modes.
 inline constexpr int kModeBatch = 4;
 
-// advance_mode for B modes at once (g[j] < 0: none), f[j] in and out: every read before any
-// store. One mode at a time, the store to `old` might alias the next mode's reads as far as the
-// compiler knows, so each mode waited a whole memory latency for its reads.
-template <int B, typename Real>
+// B modes (g[j] < 0: none), mode j with coefficient c[j] and its forcing's spectrum at
+// work[slot[j]]: p_new = a p - p_old + b f into the old level (for `init`, the DCT of the initial
+// field scaled by the round trip's 1/(8 cells), into both levels), and phi p_new, the filtered
+// mode the inverse transform takes, back into work[slot[j]]. Every read comes before any store:
+// one mode at a time, the store to `old` might alias the next mode's reads as far as the compiler
+// knows, so each mode waited a whole memory latency for its reads.
+template <int B, typename Real, typename Slot>
 ARDENT_HD __forceinline__ void advance_modes(const ModeArrays<Real>& m, const long long (&g)[B],
-                                             const long long (&c)[B], Real (&f)[B], bool init,
-                                             Real init_scale) {
-    Real a[B], b[B], cur[B], old[B], phi[B];
+                                             const long long (&c)[B], Real* work,
+                                             const Slot (&slot)[B], bool init, Real init_scale) {
+    Real f[B], a[B], b[B], cur[B], old[B], phi[B];
 #pragma unroll
     for (int j = 0; j < B; ++j) {
-        a[j] = b[j] = cur[j] = old[j] = phi[j] = Real(0);
+        f[j] = a[j] = b[j] = cur[j] = old[j] = phi[j] = Real(0);
         if (g[j] < 0) continue;
+        f[j] = work[slot[j]];
         phi[j] = m.phi[c[j]];
         if (init) continue;
         a[j] = m.a[c[j]];
@@ -824,7 +818,7 @@ ARDENT_HD __forceinline__ void advance_modes(const ModeArrays<Real>& m, const lo
         const Real pn = init ? f[j] * init_scale : mode_update(a[j], b[j], cur[j], old[j], f[j]);
         if (init) m.cur[g[j]] = pn;
         m.old[g[j]] = pn;
-        f[j] = phi[j] * pn;
+        work[slot[j]] = phi[j] * pn;
     }
 }
 
@@ -840,8 +834,10 @@ ARDENT_HD __forceinline__ void z_modes_tile(Block& b, const Tile<Real, Pow2>& t,
     if constexpr (LN == 0) {
         b.run([&](int tid, Regs<Real, LN>&) {
             int i, k;
-            const long long g = element<S>(t.ls, t.first, tid, 0, i, k);
-            if (g >= 0) data[g] = advance_mode(m, g, coef(g), 2 * data[g], init, init_scale);
+            const long long g[1] = {element<S>(t.ls, t.first, tid, 0, i, k)};
+            const long long c[1] = {g[0] >= 0 ? coef(g[0]) : 0};
+            if (g[0] >= 0) data[g[0]] *= 2;  // a one-point line's REDFT10
+            advance_modes(m, g, c, data, g, init, init_scale);
         });
     } else {
         load_lines<Real, LN, true>(b, t, data, nullptr);
@@ -854,19 +850,14 @@ ARDENT_HD __forceinline__ void z_modes_tile(Block& b, const Tile<Real, Pow2>& t,
             for (int j0 = 0; j0 < S::kPer; j0 += B) {
                 long long g[B], c[B];
                 int slot[B];
-                Real f[B];
 #pragma unroll
                 for (int j = 0; j < B; ++j) {
                     int i, k;
                     g[j] = element<S>(t.ls, t.first, tid, j0 + j, i, k);
                     c[j] = g[j] >= 0 ? coef(g[j]) : 0;
                     slot[j] = 2 * i * S::CS + k;
-                    f[j] = g[j] >= 0 ? w[slot[j]] : Real(0);
                 }
-                advance_modes(m, g, c, f, init, init_scale);
-#pragma unroll
-                for (int j = 0; j < B; ++j)
-                    if (g[j] >= 0) w[slot[j]] = f[j];
+                advance_modes(m, g, c, w, slot, init, init_scale);
             }
         });
         pack_inverse<Real, LN>(b, t);
