@@ -147,6 +147,15 @@ DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device, bool
                   cudaSuccess);
     dev.compact_group = d_compact;
     d_bg.push_back(d_compact);
+    int32_t* d_warp = nullptr;
+    EXPECT_EQ(cudaMalloc(&d_warp, std::max<size_t>(plan.compact_warp_group.size(), 1) * 4),
+              cudaSuccess);
+    if (!plan.compact_warp_group.empty())
+        EXPECT_EQ(cudaMemcpy(d_warp, plan.compact_warp_group.data(),
+                             plan.compact_warp_group.size() * 4, cudaMemcpyHostToDevice),
+                  cudaSuccess);
+    dev.compact_warp_group = d_warp;
+    d_bg.push_back(d_warp);
     const size_t bytes = cells * sizeof(Real);
     EXPECT_EQ(cudaMalloc(&d_field, bytes), cudaSuccess);
     EXPECT_EQ(cudaMalloc(&d_out, bytes), cudaSuccess);
@@ -287,8 +296,8 @@ TEST(DctKernels, ModesTakeTheirCoefficients) {
 // (FMA contraction may differ).
 // The compact class (dct_compact.cuh): with the largest limit, which takes every group whose
 // sides all have matrices and whose partition fits 48 KB (float) or 24 KB (double), the power-of-
-// two groups among them, the same checks; the other groups stay in the line classes, in the same
-// launches.
+// two groups among them, the same checks (the smallest take a warp each, the others a block); the
+// other groups stay in the line classes, in the same launches.
 constexpr size_t kAllCompact = kMaxCompactBytes;
 
 TEST(DctKernels, HostEmulationCompactFloat32MatchesDirectDct) {
@@ -297,10 +306,14 @@ TEST(DctKernels, HostEmulationCompactFloat32MatchesDirectDct) {
     std::vector<DctGroup> groups;
     for (const GroupShape& s : kShapes)
         add_dct_group<float>(s, 0, 0, groups, plan);
-    size_t compact = 0;  // groups
+    size_t compact = 0, warp = 0;  // groups of a block and of a warp per partition
     for (size_t i = 0; i < plan.compact_group.size(); ++i)
         compact += i == 0 || plan.compact_group[i] != plan.compact_group[i - 1];
-    EXPECT_GT(compact, 20u);
+    for (size_t i = 0; i < plan.compact_warp_group.size(); ++i)
+        warp += i == 0 || plan.compact_warp_group[i] != plan.compact_warp_group[i - 1];
+    EXPECT_GT(warp, 10u);
+    EXPECT_GT(compact, 5u);
+    compact += warp;
     EXPECT_GT(groups.size() - compact, 5u) << "groups with a side over 64 stay in the classes";
     check_shapes<float>(kShapes, 2e-6 * 16, false, false, kAllCompact);
 }

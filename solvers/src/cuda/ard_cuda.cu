@@ -148,7 +148,8 @@ class ArdCuda final : public Solver, public Profiled {
         dt2_12_ = static_cast<Real>(dt_ * dt_ / 12);
 
         // Shape groups: their cells and coefficients, and each DCT pass's blocks over them.
-        dct_.compact_bytes = compact_bytes();
+        dct_.compact_bytes = env_bytes("ARDENT_DCT_COMPACT_BYTES", kCompactBytes);
+        dct_.compact_warp_bytes = env_bytes("ARDENT_DCT_COMPACT_WARP_BYTES", kCompactWarpBytes);
         size_t coefs = 0;
         for (const ShapeGroup& sg : L.groups) {
             for (int a = 0; a < 3; ++a)
@@ -264,6 +265,7 @@ class ArdCuda final : public Solver, public Profiled {
             for (int a = 0; a < 3; ++a)
                 block_group_[c][a].upload(dct_.block_group[c][a], t);
         compact_group_.upload(dct_.compact_group, t);
+        compact_warp_group_.upload(dct_.compact_warp_group, t);
         ARDENT_CUDA_CHECK(configure_dct_kernels<Real>(dct_));
         roots_.upload(dct_twiddles<Complex>(), t);
         direct_.upload(direct_matrices<Real>(), t);
@@ -642,7 +644,9 @@ class ArdCuda final : public Solver, public Profiled {
     }
 
     DctDevice<Real> dct_device() const {
-        DctDevice<Real> d{dct_groups_.get(), {}, roots_.get(), direct_.get(), compact_group_.get()};
+        DctDevice<Real> d{dct_groups_.get(),    {},
+                          roots_.get(),         direct_.get(),
+                          compact_group_.get(), compact_warp_group_.get()};
         for (int c = 0; c < kDctClasses; ++c)
             for (int a = 0; a < 3; ++a)
                 d.block_group[c][a] = block_group_[c][a].get();
@@ -653,17 +657,21 @@ class ArdCuda final : public Solver, public Profiled {
         return {modes_[cur].get(), modes_[1 - cur].get(), a_.get(), b_.get(), phi_.get()};
     }
 
-    // The shared-memory limit of the compact DCT class (dct_compact.cuh): kCompactBytes, or
-    // ARDENT_DCT_COMPACT_BYTES where set (0: no compact groups), for measurements.
-    static size_t compact_bytes() {
-        const char* v = std::getenv("ARDENT_DCT_COMPACT_BYTES");
-        return v && *v ? static_cast<size_t>(std::strtoull(v, nullptr, 10)) : kCompactBytes;
+    // The shared-memory limits of the compact DCT class (dct_compact.cuh), kCompactBytes and
+    // kCompactWarpBytes, or ARDENT_DCT_COMPACT_BYTES and ARDENT_DCT_COMPACT_WARP_BYTES where set
+    // (0: none), for measurements.
+    static size_t env_bytes(const char* name, size_t fallback) {
+        const char* v = std::getenv(name);
+        return v && *v ? static_cast<size_t>(std::strtoull(v, nullptr, 10)) : fallback;
+    }
+    bool has_compact() const {
+        return dct_.compact_blocks > 0 || dct_.compact_warp_partitions > 0;
     }
 
     // The compact groups' whole spectral update from `data` (left zero) into `out`, on a stream
     // of its own beside the line classes' passes; join_compact() joins it back.
     void fork_compact(Real* data, Real* out, int cur, bool init) const {
-        if (dct_.compact_blocks == 0) return;
+        if (!has_compact()) return;
         ARDENT_CUDA_CHECK(cudaEventRecord(compact_.fork, stream_));
         ARDENT_CUDA_CHECK(cudaStreamWaitEvent(compact_.stream, compact_.fork, 0));
         launch_dct_compact<Real>(dct_, dct_device(), data, out, mode_arrays(cur), init,
@@ -671,8 +679,7 @@ class ArdCuda final : public Solver, public Profiled {
         ARDENT_CUDA_CHECK(cudaEventRecord(compact_.join, compact_.stream));
     }
     void join_compact() const {
-        if (dct_.compact_blocks > 0)
-            ARDENT_CUDA_CHECK(cudaStreamWaitEvent(stream_, compact_.join, 0));
+        if (has_compact()) ARDENT_CUDA_CHECK(cudaStreamWaitEvent(stream_, compact_.join, 0));
     }
 
     // Forward DCT along x and y of the forcing, in place (the z pass is in modes()).
@@ -1054,7 +1061,7 @@ class ArdCuda final : public Solver, public Profiled {
     DeviceArray<Real> direct_;  // the DCT's direct-class matrices (direct_matrices)
     DeviceArray<DctGroup> dct_groups_;
     DeviceArray<int32_t> block_group_[kDctClasses][3];
-    DeviceArray<int32_t> compact_group_;
+    DeviceArray<int32_t> compact_group_, compact_warp_group_;
     DeviceArray<int32_t> lines_, pml_air_, pml_profile_of_, ghost_offsets_, ghost_terms_;
     DeviceArray<Real> ghost_weights_;
     DeviceArray<walls::BranchCoefficients<Real>> wall_branches_;

@@ -24,6 +24,11 @@ inline constexpr int kCompactThreads = 128;
 // The shared memory a compact block may take: below it a group is compact (the limit is the
 // plan's, DctPlan::compact_bytes; this is its default). Measured on the Musikverein (docs/ard.md).
 inline constexpr size_t kCompactBytes = 18 * 1024;
+// The smallest partitions, those whose copies fit kCompactWarpBytes (DctPlan::compact_warp_bytes),
+// take one warp each instead of a block, kCompactWarps to a block: a warp meets only itself
+// between phases, so no block barrier holds a partition of a few hundred cells back.
+inline constexpr int kCompactWarps = 4;
+inline constexpr size_t kCompactWarpBytes = 8 * 1024;
 
 // The padded pitches of a partition in shared memory: between rows and between z planes.
 ARDENT_HD constexpr int compact_pitch_x(int nx) {
@@ -94,10 +99,10 @@ ARDENT_HD __forceinline__ int compact_slot(const CompactTile<Real>& t, unsigned 
 // A thread issues 2 kDirectBatch reads before any store (the stores to `in` would otherwise keep
 // the reads one memory latency apart).
 #pragma nv_exec_check_disable
-template <typename Real, typename Block>
+template <int Threads, typename Real, typename Block>
 ARDENT_HD __forceinline__ void compact_load(Block& b, const CompactTile<Real>& t, Real* in) {
     b.phase([&](int tid, DirectRegs&) {
-        constexpr int B = 2 * kDirectBatch, T = kCompactThreads;
+        constexpr int B = 2 * kDirectBatch, T = Threads;
         for (unsigned c0 = static_cast<unsigned>(tid); c0 < t.cells; c0 += B * T) {
             Real v[B];
 #pragma unroll
@@ -117,10 +122,11 @@ ARDENT_HD __forceinline__ void compact_load(Block& b, const CompactTile<Real>& t
 }
 
 // One axis's transforms of every line of the partition, `from` to `to`, forward (REDFT10) or
-// inverse (REDFT01). Thread items: kDirectPairs output pairs (forward) or rows (inverse) of one
-// line, lanes on consecutive lines; a line is (u, v) over the other two axes, u the faster.
+// inverse (REDFT01), by Threads threads (a block's or a warp's). Thread items: kDirectPairs output
+// pairs (forward) or rows (inverse) of one line, lanes on consecutive lines; a line is (u, v) over
+// the other two axes, u the faster.
 #pragma nv_exec_check_disable
-template <typename Real, bool Inverse, typename Block>
+template <int Threads, typename Real, bool Inverse, typename Block>
 ARDENT_HD __forceinline__ void compact_pass(Block& b, const CompactTile<Real>& t, int axis,
                                             const Real* from, Real* to) {
     constexpr int P = kDirectPairs;
@@ -136,10 +142,9 @@ ARDENT_HD __forceinline__ void compact_pass(Block& b, const CompactTile<Real>& t
         const Real* even = m;
         const Real* odd = m + (n + 1) / 2 * w;
         const Real* inverse = odd + n / 2 * w;
-        // Item i: line i mod lines of column group i / lines; a thread's items kCompactThreads
-        // apart.
-        const int step_col = static_cast<int>(by_lines.div(kCompactThreads));
-        const int step_l = kCompactThreads - step_col * lines;
+        // Item i: line i mod lines of column group i / lines; a thread's items Threads apart.
+        const int step_col = static_cast<int>(by_lines.div(Threads));
+        const int step_l = Threads - step_col * lines;
         int col = static_cast<int>(by_lines.div(static_cast<unsigned>(tid))), l = tid - col * lines;
         for (; col < w / P;) {
             const unsigned v = by_u.div(static_cast<unsigned>(l));
@@ -166,17 +171,17 @@ ARDENT_HD __forceinline__ void compact_pass(Block& b, const CompactTile<Real>& t
 // Forward DCT, mode update (or the initial field's modes), inverse DCT of one partition: from
 // `in` (left zero) to `out`, both at the group's first cell; the modes' arrays at the group's.
 #pragma nv_exec_check_disable
-template <typename Real, typename Block>
+template <int Threads, typename Real, typename Block>
 ARDENT_HD __forceinline__ void compact_tile(Block& b, const CompactTile<Real>& t, Real* in,
                                             Real* out, const ModeArrays<Real>& m, bool init) {
     const Real init_scale =  // the initial field's modes only: a division in double
         init ? static_cast<Real>(1.0 / (8.0 * static_cast<double>(t.cells))) : Real(0);
-    compact_load(b, t, in + t.first);
-    compact_pass<Real, false>(b, t, 0, t.a, t.b);
-    compact_pass<Real, false>(b, t, 1, t.b, t.a);
-    compact_pass<Real, false>(b, t, 2, t.a, t.b);
+    compact_load<Threads>(b, t, in + t.first);
+    compact_pass<Threads, Real, false>(b, t, 0, t.a, t.b);
+    compact_pass<Threads, Real, false>(b, t, 1, t.b, t.a);
+    compact_pass<Threads, Real, false>(b, t, 2, t.a, t.b);
     b.phase([&](int tid, DirectRegs&) {
-        constexpr int B = kModeBatch, T = kCompactThreads;
+        constexpr int B = kModeBatch, T = Threads;
         for (unsigned c0 = static_cast<unsigned>(tid); c0 < t.cells; c0 += B * T) {
             long long g[B], c[B];
             int slot[B];
@@ -190,12 +195,12 @@ ARDENT_HD __forceinline__ void compact_tile(Block& b, const CompactTile<Real>& t
             advance_modes(m, g, c, t.b, slot, init, init_scale);
         }
     });
-    compact_pass<Real, true>(b, t, 2, t.b, t.a);
-    compact_pass<Real, true>(b, t, 1, t.a, t.b);
-    compact_pass<Real, true>(b, t, 0, t.b, t.a);
+    compact_pass<Threads, Real, true>(b, t, 2, t.b, t.a);
+    compact_pass<Threads, Real, true>(b, t, 1, t.a, t.b);
+    compact_pass<Threads, Real, true>(b, t, 0, t.b, t.a);
     b.run([&](int tid, DirectRegs&) {
         Real* o = out + t.first;
-        for (unsigned c = static_cast<unsigned>(tid); c < t.cells; c += kCompactThreads)
+        for (unsigned c = static_cast<unsigned>(tid); c < t.cells; c += Threads)
             o[c] = t.a[compact_slot(t, c)];
     });
 }

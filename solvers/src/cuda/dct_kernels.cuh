@@ -90,15 +90,20 @@ inline int log2_of(long long v) {
 // the blocks and the shared bytes per block; per class and axis, the group of each block, the
 // kPure blocks first. A group's first_block counts from the start of its kind's blocks.
 // The compact groups (dct_compact.cuh), those whose two shared copies take at most
-// compact_bytes, are in none of them: one block per partition, compact_group the group of each.
+// compact_bytes, are in none of them: one block per partition, compact_group the group of each;
+// those within compact_warp_bytes one warp per partition, compact_warp_group the group of each.
 struct DctPlan {
     unsigned blocks[kDctClasses][3][kKinds] = {};
     size_t shared[kDctClasses][3][kKinds] = {};
     std::vector<int32_t> block_group[kDctClasses][3];
-    size_t compact_bytes = kCompactBytes;  // set before the first add_dct_group; 0: none
+    size_t compact_bytes = kCompactBytes;           // set before the first add_dct_group; 0: none
+    size_t compact_warp_bytes = kCompactWarpBytes;  // likewise, for a warp per partition
     unsigned compact_blocks = 0;
     size_t compact_shared = 0;
     std::vector<int32_t> compact_group;
+    unsigned compact_warp_partitions = 0;
+    size_t compact_warp_shared = 0;  // per warp
+    std::vector<int32_t> compact_warp_group;
 };
 
 // Appends a group to `groups` and `plan`. Each side must be a power of two up to kMaxLine or a
@@ -121,11 +126,21 @@ inline void add_dct_group(const GroupShape& s, long long offset, long long coef,
             g.direct_matrix[a] = direct_offset(n[a]);
             g.by_lines[a] = FastDiv(static_cast<unsigned>(s.nx * s.ny * s.nz / n[a]));
         }
-        g.first_compact = plan.compact_blocks;
-        plan.compact_group.insert(plan.compact_group.end(), static_cast<size_t>(s.count),
-                                  static_cast<int32_t>(groups.size()));
-        plan.compact_blocks += static_cast<unsigned>(s.count);
-        plan.compact_shared = std::max(plan.compact_shared, compact_shared_bytes<Real>(s));
+        const size_t bytes = compact_shared_bytes<Real>(s);
+        if (is_compact<Real>(s, plan.compact_warp_bytes)) {
+            g.first_compact = plan.compact_warp_partitions;
+            plan.compact_warp_group.insert(plan.compact_warp_group.end(),
+                                           static_cast<size_t>(s.count),
+                                           static_cast<int32_t>(groups.size()));
+            plan.compact_warp_partitions += static_cast<unsigned>(s.count);
+            plan.compact_warp_shared = std::max(plan.compact_warp_shared, bytes);
+        } else {
+            g.first_compact = plan.compact_blocks;
+            plan.compact_group.insert(plan.compact_group.end(), static_cast<size_t>(s.count),
+                                      static_cast<int32_t>(groups.size()));
+            plan.compact_blocks += static_cast<unsigned>(s.count);
+            plan.compact_shared = std::max(plan.compact_shared, bytes);
+        }
         groups.push_back(g);
         return;
     }
@@ -275,16 +290,44 @@ __global__ void __launch_bounds__(dct_threads<Real>(), kClassMinBlocks<Class, tr
     }
 }
 
+// A warp's side of a tile: its lanes, the warp's own barrier after each phase.
+template <typename R>
+struct DeviceWarp {
+    R r;
+    template <typename F>
+    __device__ __forceinline__ void phase(F&& f) {
+        f(static_cast<int>(threadIdx.x & 31), r);
+        __syncwarp();
+    }
+    template <typename F>
+    __device__ __forceinline__ void run(F&& f) {
+        f(static_cast<int>(threadIdx.x & 31), r);
+    }
+};
+
 // The compact class: a partition per block, its whole spectral update (compact_tile).
 template <typename Real>
 __global__ void __launch_bounds__(kCompactThreads, 10)
     dct_compact(const DctGroup* groups, const int32_t* block_group, const Real* __restrict__ direct,
                 Real* in, Real* out, ModeArrays<Real> modes, bool init) {
     const DctGroup& g = groups[block_group[blockIdx.x]];
-    const ModeArrays<Real> m = group_modes(modes, g);
     DeviceBlock<DirectRegs> b;
-    compact_tile(b, make_compact_tile(g, blockIdx.x, dct_smem, direct), in + g.offset,
-                 out + g.offset, m, init);
+    compact_tile<kCompactThreads>(b, make_compact_tile(g, blockIdx.x, dct_smem, direct),
+                                  in + g.offset, out + g.offset, group_modes(modes, g), init);
+}
+
+// The smallest compact partitions: one per warp, each warp `shared` bytes of the block's.
+template <typename Real>
+__global__ void __launch_bounds__(32 * kCompactWarps)
+    dct_compact_warp(const DctGroup* groups, const int32_t* warp_group, unsigned partitions,
+                     size_t shared, const Real* __restrict__ direct, Real* in, Real* out,
+                     ModeArrays<Real> modes, bool init) {
+    const unsigned warp = threadIdx.x >> 5, p = blockIdx.x * kCompactWarps + warp;
+    if (p >= partitions) return;  // the whole warp
+    const DctGroup& g = groups[warp_group[p]];
+    DeviceWarp<DirectRegs> b;
+    compact_tile<32>(b, make_compact_tile(g, p, dct_smem + warp * shared, direct), in + g.offset,
+                     out + g.offset, group_modes(modes, g), init);
 }
 
 // What the launches need on the device: the groups, each class and axis's block-to-group
@@ -297,6 +340,7 @@ struct DctDevice {
     const typename Cplx<Real>::type* roots;
     const Real* direct;
     const int32_t* compact_group;
+    const int32_t* compact_warp_group;
 };
 
 // Calls f(class constant, kind constant) for every class and kind that has kernels: the direct
@@ -330,6 +374,8 @@ inline cudaError_t configure_dct_kernels(const DctPlan& p) {
         set(reinterpret_cast<const void*>(&dct_z_modes<Real, c, k == kPure>), most);
     });
     set(reinterpret_cast<const void*>(&dct_compact<Real>), p.compact_shared);
+    set(reinterpret_cast<const void*>(&dct_compact_warp<Real>),
+        kCompactWarps * p.compact_warp_shared);
     return e;
 }
 
@@ -420,9 +466,16 @@ inline void launch_dct_z_modes(const DctPlan& p, const DctDevice<Real>& d, Real*
 template <typename Real>
 inline void launch_dct_compact(const DctPlan& p, const DctDevice<Real>& d, Real* in, Real* out,
                                const ModeArrays<Real>& m, bool init, cudaStream_t stream) {
-    if (p.compact_blocks == 0) return;
-    dct_compact<Real><<<p.compact_blocks, kCompactThreads, p.compact_shared, stream>>>(
-        d.groups, d.compact_group, d.direct, in, out, m, init);
+    if (p.compact_warp_partitions > 0) {
+        const unsigned blocks = (p.compact_warp_partitions + kCompactWarps - 1) / kCompactWarps;
+        dct_compact_warp<Real>
+            <<<blocks, 32 * kCompactWarps, kCompactWarps * p.compact_warp_shared, stream>>>(
+                d.groups, d.compact_warp_group, p.compact_warp_partitions, p.compact_warp_shared,
+                d.direct, in, out, m, init);
+    }
+    if (p.compact_blocks > 0)
+        dct_compact<Real><<<p.compact_blocks, kCompactThreads, p.compact_shared, stream>>>(
+            d.groups, d.compact_group, d.direct, in, out, m, init);
 }
 
 // The host's side of a block (tests): every thread's registers, threads run one after another.
@@ -531,14 +584,19 @@ template <typename Real>
 inline void emulate_dct_compact(const DctPlan& p, const std::vector<DctGroup>& groups,
                                 const Real* direct, Real* in, Real* out,
                                 const ModeArrays<Real>& modes, bool init) {
-    for (unsigned blk = 0; blk < p.compact_blocks; ++blk) {
-        const DctGroup& g = groups[static_cast<size_t>(p.compact_group[blk])];
-        const ModeArrays<Real> m = group_modes(modes, g);
-        std::vector<Real> smem(compact_shared_bytes<Real>(g.shape) / sizeof(Real), Real(-7));
-        HostBlock<DirectRegs> b(kCompactThreads);
-        compact_tile(b, make_compact_tile<Real>(g, blk, smem.data(), direct), in + g.offset,
-                     out + g.offset, m, init);
-    }
+    auto run = [&](auto threads, const std::vector<int32_t>& list) {
+        for (size_t blk = 0; blk < list.size(); ++blk) {
+            const DctGroup& g = groups[static_cast<size_t>(list[blk])];
+            const ModeArrays<Real> m = group_modes(modes, g);
+            std::vector<Real> smem(compact_shared_bytes<Real>(g.shape) / sizeof(Real), Real(-7));
+            HostBlock<DirectRegs> b(decltype(threads)::value);
+            compact_tile<decltype(threads)::value>(
+                b, make_compact_tile<Real>(g, static_cast<long long>(blk), smem.data(), direct),
+                in + g.offset, out + g.offset, m, init);
+        }
+    };
+    run(std::integral_constant<int, 32>{}, p.compact_warp_group);
+    run(std::integral_constant<int, kCompactThreads>{}, p.compact_group);
 }
 
 }  // namespace ardent::ard::cuda
