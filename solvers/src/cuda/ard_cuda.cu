@@ -259,6 +259,11 @@ class ArdCuda final : public Solver, public Profiled {
         ARDENT_CUDA_CHECK(cudaStreamCreateWithFlags(&compact_.stream, cudaStreamNonBlocking));
         ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&compact_.fork, cudaEventDisableTiming));
         ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&compact_.join, cudaEventDisableTiming));
+        ARDENT_CUDA_CHECK(cudaStreamCreateWithFlags(&forcing_side_.stream, cudaStreamNonBlocking));
+        ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&forcing_side_.fork, cudaEventDisableTiming));
+        ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&forcing_side_.join, cudaEventDisableTiming));
+        ARDENT_CUDA_CHECK(
+            cudaEventCreateWithFlags(&forcing_side_.ghosts, cudaEventDisableTiming));
         mark("PML, receivers, streams");
         dct_groups_.upload(groups_, t);
         for (int c = 0; c < kDctClasses; ++c)
@@ -314,6 +319,10 @@ class ArdCuda final : public Solver, public Profiled {
         if (compact_.fork) cudaEventDestroy(compact_.fork);
         if (compact_.join) cudaEventDestroy(compact_.join);
         if (compact_.stream) cudaStreamDestroy(compact_.stream);
+        if (forcing_side_.fork) cudaEventDestroy(forcing_side_.fork);
+        if (forcing_side_.join) cudaEventDestroy(forcing_side_.join);
+        if (forcing_side_.ghosts) cudaEventDestroy(forcing_side_.ghosts);
+        if (forcing_side_.stream) cudaStreamDestroy(forcing_side_.stream);
         if (stream_) cudaStreamDestroy(stream_);
     }
 
@@ -753,19 +762,13 @@ class ArdCuda final : public Solver, public Profiled {
         g.last = last;
     }
 
-    // Adds the terms of a gather's lines, computed from `p` times `scale`, to `force`.
-    // Cells at or above `limit` read as zero (line_terms).
-    void add_lines(const Gather& g, const Real* p, Real scale, Real* force,
-                   int32_t limit = 0x7fffffff) const {
-        line_terms(g, p, scale, limit);
-        gather(g, force);
-    }
     // The terms of a gather's lines from `p` into terms_ (every line its own slots, so two
     // gathers' terms can wait together).
-    void line_terms(const Gather& g, const Real* p, Real scale, int32_t limit = 0x7fffffff) const {
+    void line_terms(const Gather& g, const Real* p, Real scale, int32_t limit = 0x7fffffff,
+                    cudaStream_t stream = nullptr) const {
         const long long n = static_cast<long long>(g.last - g.first);
         if (n == 0) return;
-        line_terms_range<<<blocks(n), kBlock, 0, stream_>>>(
+        line_terms_range<<<blocks(n), kBlock, 0, stream ? stream : stream_>>>(
             lines_.get(), static_cast<long long>(layout_.lines.size()),
             static_cast<long long>(g.first), n, p, scale, terms_.get() + g.first * 2 * kReach,
             limit);
@@ -809,16 +812,14 @@ class ArdCuda final : public Solver, public Profiled {
         };
         Real* force = force_.get();
         mark("interface forcing");
-        evaluate_ghosts(0, field_.get(), field_.get());
+        // What reads the field and writes elsewhere than the air's forcing runs beside the ghosts
+        // and the air lines (fork_forcing); the gathers then add in the CPU backend's order.
+        fork_forcing();
         // `force` is zero here: the last inverse DCT pass leaves it so.
-        add_lines(air_gather_, field_.get(), c2h2_, force);
+        line_terms(air_gather_, field_.get(), c2h2_);
+        gather(air_gather_, force);
+        join_forcing();
         if (!L.wall_faces.empty()) {
-            const long long n = static_cast<long long>(L.wall_faces.size());
-            wall_faces_step<<<blocks(n), kBlock, 0, stream_>>>(
-                n, wall_cells_.get(), wall_weights_.get(), wall_branch_begin_.get(),
-                wall_branch_count_.get(), wall_branches_.get(), field_.get(), wall_s_.get(),
-                wall_v_.get(), wall_u_.get(), wall_dv_.get(), wall_scale_, wall_slope_,
-                wall_terms_.get());
             const long long nc = static_cast<long long>(wall_gather_.cells.size());
             gather_terms<<<blocks(nc), kBlock, 0, stream_>>>(
                 wall_gather_.cells.get(), wall_gather_.offsets.get(), wall_gather_.terms_of.get(),
@@ -840,15 +841,44 @@ class ArdCuda final : public Solver, public Profiled {
                                                      step_counter_.get());
         }
         mark("PML");
-        add_lines(pml_gather_, field_.get(), c2h2_, force);
+        gather(pml_gather_, force);
+    }
+
+    // On the side stream, beside the ghosts and the air lines' terms and gather: the wall faces'
+    // branches and their terms (they read air cells only), then, once the field's ghosts are
+    // evaluated, the PML coupling lines' terms and the PML cells' accelerations. Each reads the
+    // field at step n and writes its own terms, branch states or the PML cells' forcing, none of
+    // which the ghosts or the air lines touch; join_forcing() joins it back before the gathers
+    // that add those terms.
+    void fork_forcing() const {
+        const Layout& L = layout_;
+        cudaStream_t side = forcing_side_.stream;
+        ARDENT_CUDA_CHECK(cudaEventRecord(forcing_side_.fork, stream_));
+        ARDENT_CUDA_CHECK(cudaStreamWaitEvent(side, forcing_side_.fork, 0));
+        if (!L.wall_faces.empty()) {
+            const long long n = static_cast<long long>(L.wall_faces.size());
+            wall_faces_step<<<blocks(n), kBlock, 0, side>>>(
+                n, wall_cells_.get(), wall_weights_.get(), wall_branch_begin_.get(),
+                wall_branch_count_.get(), wall_branches_.get(), field_.get(), wall_s_.get(),
+                wall_v_.get(), wall_u_.get(), wall_dv_.get(), wall_scale_, wall_slope_,
+                wall_terms_.get());
+        }
+        evaluate_ghosts(0, field_.get(), field_.get());
+        ARDENT_CUDA_CHECK(cudaEventRecord(forcing_side_.ghosts, stream_));
+        ARDENT_CUDA_CHECK(cudaStreamWaitEvent(side, forcing_side_.ghosts, 0));
+        line_terms(pml_gather_, field_.get(), c2h2_, 0x7fffffff, side);
         if (!L.pml.empty()) {
             const long long n = static_cast<long long>(L.pml.size());
             with_constant<8, 10, 12>(L.pml_depth, [&](auto d) {
-                pml_accelerations<Real, d.value><<<blocks(n), kBlock, 0, stream_>>>(
+                pml_accelerations<Real, d.value><<<blocks(n), kBlock, 0, side>>>(
                     pml_air_.get(), n, L.pml_depth, static_cast<long long>(L.air_cells),
-                    field_.get(), force, c2h2_);
+                    field_.get(), force_.get(), c2h2_);
             });
         }
+        ARDENT_CUDA_CHECK(cudaEventRecord(forcing_side_.join, side));
+    }
+    void join_forcing() const {
+        ARDENT_CUDA_CHECK(cudaStreamWaitEvent(stream_, forcing_side_.join, 0));
     }
 
     // Ghosts [first, ghost_cells) of `in` into `out` (evaluate_ghosts in step_kernels.cuh).
@@ -1054,6 +1084,10 @@ class ArdCuda final : public Solver, public Profiled {
     cudaStream_t stream_ = nullptr;
     DctSideStream side_;     // the DCT passes' smaller kernel classes (launch_classes)
     DctSideStream compact_;  // the compact DCT class, beside the passes (fork_compact)
+    // The walls' and the PML's forcing, beside the air lines (fork_forcing).
+    struct ForcingSide : DctSideStream {
+        cudaEvent_t ghosts = nullptr;  // the field's ghosts evaluated
+    } forcing_side_;
     cudaGraphExec_t graphs_[2] = {nullptr, nullptr};
     DeviceArray<Real> field_, force_, modes_[2], a_, b_, phi_, terms_, pml_old_, psi_,
         pml_profiles_, source_, samples_;
