@@ -1,8 +1,9 @@
 // The CUDA ARD backend: ard_cpu.cpp's time step with every array on the GPU. One step is a fixed
-// sequence of launches (interface batches, source and sampling, C^2 correction, PML, per shape
-// group the batched DCT with the mode update in its middle) captured once into a CUDA graph per
-// parity of the mode buffers, so the host only replays graphs. Recorded samples collect in a
-// device ring buffer copied back every few hundred steps.
+// sequence of launches (ghosts, interface lines and their gathers, walls, source and sampling,
+// PML, C^2 correction, the batched DCTs with the mode update in their middle), some of them on
+// side streams beside others that touch other arrays, captured once into a CUDA graph per parity
+// of the mode buffers, so the host only replays graphs. Recorded samples collect in a device ring
+// buffer copied back every few hundred steps.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -262,8 +263,7 @@ class ArdCuda final : public Solver, public Profiled {
         ARDENT_CUDA_CHECK(cudaStreamCreateWithFlags(&forcing_side_.stream, cudaStreamNonBlocking));
         ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&forcing_side_.fork, cudaEventDisableTiming));
         ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&forcing_side_.join, cudaEventDisableTiming));
-        ARDENT_CUDA_CHECK(
-            cudaEventCreateWithFlags(&forcing_side_.ghosts, cudaEventDisableTiming));
+        ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&forcing_side_.ghosts, cudaEventDisableTiming));
         mark("PML, receivers, streams");
         dct_groups_.upload(groups_, t);
         for (int c = 0; c < kDctClasses; ++c)
