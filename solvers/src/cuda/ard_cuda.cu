@@ -46,7 +46,7 @@ using checkpoint::read_pod;
 using checkpoint::write_array;
 using checkpoint::write_pod;
 
-constexpr int kBlock = 256;
+constexpr int kBlock = kStepBlock;
 
 unsigned blocks(long long n) {
     return blocks_for(n, kBlock);

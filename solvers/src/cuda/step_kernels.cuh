@@ -13,6 +13,7 @@
 namespace ardent::ard::cuda {
 
 inline constexpr int kMaxPmlDepth = 32;
+inline constexpr int kStepBlock = 256;  // threads per block of these kernels' launches
 
 __device__ inline long long thread_index() {
     return blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
@@ -279,13 +280,17 @@ __global__ void pml_accelerations(const int32_t* __restrict__ air_at, long long 
 // (sigma dt per cell, then the decay per inner face) is one of a few shared by every line
 // (`profile_of`), not one per cell. D > 0 is the depth at compile time, which keeps the line in
 // registers; D = 0 takes `depth` at run time.
+// Three blocks an SM in float32 where the depth is known: the line in registers took 87 of them,
+// which left room for two blocks (16 warps) on a memory-bound kernel; at 85 or fewer, 24 warps
+// hide more of the loads' latency (the hall 11.33 -> 11.25 s per simulated second on one H200;
+// four blocks gained nothing).
 template <typename Real, int D>
-__global__ void update_pml(const Real* __restrict__ air, const int32_t* __restrict__ air_at,
-                           const int32_t* __restrict__ force_at, long long count, int depth,
-                           long long air_cells, Real* __restrict__ field,
-                           const Real* __restrict__ force, Real* __restrict__ old,
-                           Real* __restrict__ psi, const Real* __restrict__ profiles,
-                           const int32_t* __restrict__ profile_of, Real courant2, Real dt2_12) {
+__global__ void __launch_bounds__(kStepBlock, sizeof(Real) == 4 && D > 0 ? 3 : 1)
+    update_pml(const Real* __restrict__ air, const int32_t* __restrict__ air_at,
+               const int32_t* __restrict__ force_at, long long count, int depth,
+               long long air_cells, Real* __restrict__ field, const Real* __restrict__ force,
+               Real* __restrict__ old, Real* __restrict__ psi, const Real* __restrict__ profiles,
+               const int32_t* __restrict__ profile_of, Real courant2, Real dt2_12) {
     constexpr int M = D > 0 ? D : kMaxPmlDepth;
     if constexpr (D > 0) depth = D;
     const long long l = thread_index();
