@@ -126,21 +126,15 @@ inline void add_dct_group(const GroupShape& s, long long offset, long long coef,
             g.direct_matrix[a] = direct_offset(n[a]);
             g.by_lines[a] = FastDiv(static_cast<unsigned>(s.nx * s.ny * s.nz / n[a]));
         }
-        const size_t bytes = compact_shared_bytes<Real>(s);
-        if (is_compact<Real>(s, plan.compact_warp_bytes)) {
-            g.first_compact = plan.compact_warp_partitions;
-            plan.compact_warp_group.insert(plan.compact_warp_group.end(),
-                                           static_cast<size_t>(s.count),
-                                           static_cast<int32_t>(groups.size()));
-            plan.compact_warp_partitions += static_cast<unsigned>(s.count);
-            plan.compact_warp_shared = std::max(plan.compact_warp_shared, bytes);
-        } else {
-            g.first_compact = plan.compact_blocks;
-            plan.compact_group.insert(plan.compact_group.end(), static_cast<size_t>(s.count),
-                                      static_cast<int32_t>(groups.size()));
-            plan.compact_blocks += static_cast<unsigned>(s.count);
-            plan.compact_shared = std::max(plan.compact_shared, bytes);
-        }
+        // A warp per partition or a block per partition: the same bookkeeping in its own lists.
+        const bool warp = is_compact<Real>(s, plan.compact_warp_bytes);
+        std::vector<int32_t>& list = warp ? plan.compact_warp_group : plan.compact_group;
+        unsigned& count = warp ? plan.compact_warp_partitions : plan.compact_blocks;
+        size_t& shared = warp ? plan.compact_warp_shared : plan.compact_shared;
+        g.first_compact = count;
+        list.insert(list.end(), static_cast<size_t>(s.count), static_cast<int32_t>(groups.size()));
+        count += static_cast<unsigned>(s.count);
+        shared = std::max(shared, compact_shared_bytes<Real>(s));
         groups.push_back(g);
         return;
     }
