@@ -69,14 +69,17 @@ double ramp(long long coef) {
     return 1 + static_cast<double>(coef % 5);
 }
 
-// `compact`: the plan's compact_bytes (0: every group in the line classes).
+// `compact`, `plane`: the plan's compact_bytes and plane_bytes (0: every group in the line
+// classes).
 template <typename Real>
 DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device, bool with_ramp = false,
-                        size_t compact = 0) {
+                        size_t compact = 0, size_t plane = 0, size_t slab = kPlaneSlabBytes) {
     using C = typename Cplx<Real>::type;
     DctRun<Real> out;
     DctPlan plan;
     plan.compact_bytes = compact;
+    plan.plane_bytes = plane;
+    plan.plane_slab_bytes = slab;
     long long cells = 0, coefs = 0;
     for (const GroupShape& s : shapes) {
         add_dct_group<Real>(s, cells, coefs, out.groups, plan);
@@ -105,6 +108,7 @@ DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device, bool
         const ModeArrays<Real> m{cur.data(), old.data(), ones.data(), b.data(), ones.data()};
         emulate_dct_compact<Real>(plan, out.groups, direct.data(), work.data(), out.back.data(), m,
                                   init);
+        emulate_dct_plane<Real>(plan, out.groups, false, roots.data(), work.data(), work.data());
         for (int a = 0; a < 2; ++a)
             emulate_dct_forward<Real>(plan, out.groups, a, roots.data(), direct.data(),
                                       work.data());
@@ -114,6 +118,8 @@ DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device, bool
                                   work.data());
         emulate_dct_inverse<Real>(plan, out.groups, 0, roots.data(), direct.data(), work.data(),
                                   out.back.data(), work.data());
+        emulate_dct_plane<Real>(plan, out.groups, true, roots.data(), work.data(), out.back.data(),
+                                work.data());
         for (Real v : work)
             out.left = std::max(out.left, std::abs(static_cast<double>(v)));
         out.modes = with_ramp ? old : cur;
@@ -156,6 +162,16 @@ DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device, bool
                   cudaSuccess);
     dev.compact_warp_group = d_warp;
     d_bg.push_back(d_warp);
+    for (int l = 0; l < kPlaneLaunches; ++l) {
+        const auto& list = plan.plane_group[l];
+        int32_t* d_list = nullptr;
+        EXPECT_EQ(cudaMalloc(&d_list, std::max<size_t>(list.size(), 1) * 4), cudaSuccess);
+        if (!list.empty())
+            EXPECT_EQ(cudaMemcpy(d_list, list.data(), list.size() * 4, cudaMemcpyHostToDevice),
+                      cudaSuccess);
+        dev.plane_group[l] = d_list;
+        d_bg.push_back(d_list);
+    }
     const size_t bytes = cells * sizeof(Real);
     EXPECT_EQ(cudaMalloc(&d_field, bytes), cudaSuccess);
     EXPECT_EQ(cudaMalloc(&d_out, bytes), cudaSuccess);
@@ -185,12 +201,15 @@ DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device, bool
     dev.direct = d_direct;
     EXPECT_EQ(configure_dct_kernels<Real>(plan), cudaSuccess);
     const ModeArrays<Real> m{d_cur, d_old, d_one, d_b, d_one};
+    const cudaStream_t streams[kPlaneLaunches] = {};
     launch_dct_compact<Real>(plan, dev, d_field, d_out, m, init, nullptr);
+    launch_dct_plane<Real>(plan, dev, false, d_field, d_field, nullptr, streams);
     for (int a = 0; a < 2; ++a)
         launch_dct_forward<Real>(plan, dev, a, d_field, nullptr);
     launch_dct_z_modes<Real>(plan, dev, d_field, m, init, nullptr);
     launch_dct_inverse<Real>(plan, dev, 1, d_field, d_field, nullptr, nullptr);
     launch_dct_inverse<Real>(plan, dev, 0, d_field, d_out, d_field, nullptr);
+    launch_dct_plane<Real>(plan, dev, true, d_field, d_out, d_field, streams);
     EXPECT_EQ(cudaGetLastError(), cudaSuccess);
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     EXPECT_EQ(
@@ -215,8 +234,9 @@ DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device, bool
 // with `with_ramp`, the new mode level against the direct DCT times ramp(mode index mod cells).
 template <typename Real>
 void check_shapes(const std::vector<GroupShape>& shapes, double tol, bool device,
-                  bool with_ramp = false, size_t compact = 0) {
-    const DctRun<Real> r = run_shapes<Real>(shapes, device, with_ramp, compact);
+                  bool with_ramp = false, size_t compact = 0, size_t plane = 0,
+                  size_t slab = kPlaneSlabBytes) {
+    const DctRun<Real> r = run_shapes<Real>(shapes, device, with_ramp, compact, plane, slab);
     EXPECT_EQ(r.left, 0.0) << "the last inverse pass leaves its input zero";
     for (const DctGroup& g : r.groups) {
         const GroupShape& s = g.shape;
@@ -360,6 +380,86 @@ TEST(DctKernels, DeviceMatchesHostEmulation) {
     if (!have_gpu(why)) GTEST_SKIP() << why;
     const DctRun<double> d = run_shapes<double>(kShapes, true),
                          h = run_shapes<double>(kShapes, false);
+    double err = 0;
+    for (size_t i = 0; i < d.modes.size(); ++i)
+        err = std::max(err, std::abs(d.modes[i] - h.modes[i]));
+    EXPECT_LT(err, 1e-13);
+}
+
+// The plane class (dct_plane.cuh): every group of kShapes whose xy plane fits takes it for x and y
+// (the others stay in the line classes, in the same run), and groups drawn for its edges: slabs
+// of many planes with a short last one, slabs across partitions, one-plane slabs of either launch,
+// direct z sides (their z pass in the direct class), lines of one point.
+const std::vector<GroupShape> kPlaneShapes = {
+    {128, 128, 3, 1}, {128, 64, 5, 1}, {32, 32, 9, 3},  {16, 8, 9, 2},  {1, 1, 40, 1},
+    {2, 128, 3, 1},   {128, 1, 6, 2},  {64, 64, 12, 1}, {8, 16, 45, 1}, {4, 32, 1, 5},
+};
+
+std::vector<GroupShape> with_planes() {
+    std::vector<GroupShape> s = kShapes;
+    s.insert(s.end(), kPlaneShapes.begin(), kPlaneShapes.end());
+    return s;
+}
+
+// The plane groups of a plan per launch, and its largest slab.
+template <typename Real>
+std::vector<size_t> plane_groups(const std::vector<GroupShape>& shapes, size_t plane, size_t slab) {
+    DctPlan plan;
+    plan.compact_bytes = 0;
+    plan.plane_bytes = plane;
+    plan.plane_slab_bytes = slab;
+    std::vector<DctGroup> groups;
+    for (const GroupShape& s : shapes)
+        add_dct_group<Real>(s, 0, 0, groups, plan);
+    std::vector<size_t> n(kPlaneLaunches, 0);
+    for (const DctGroup& g : groups)
+        if (g.plane_slab > 0) ++n[static_cast<size_t>(g.plane_launch)];
+    return n;
+}
+
+TEST(DctKernels, HostEmulationPlaneFloat32MatchesDirectDct) {
+    const std::vector<size_t> n = plane_groups<float>(with_planes(), kPlaneBytes, kPlaneSlabBytes);
+    EXPECT_GT(n[0], 10u) << "one tile an axis: one sub-block";
+    EXPECT_EQ(n[1], 1u) << "the 128 x 64 group: two tiles an axis";
+    EXPECT_EQ(n[2], 1u) << "the 128 x 128 group: four tiles an axis";
+    check_shapes<float>(with_planes(), 2e-6 * 16, false, false, 0, kPlaneBytes);
+}
+
+TEST(DctKernels, HostEmulationPlaneFloat64MatchesDirectDct) {
+    check_shapes<double>(with_planes(), 1e-12, false, false, 0, kPlaneBytes);
+}
+
+// Small slabs: most groups take several blocks, one plane each (float64: the 128 x 128 group's
+// eight tiles an axis keep it in the line classes).
+TEST(DctKernels, HostEmulationPlaneSmallSlabsMatchDirectDct) {
+    const std::vector<size_t> n = plane_groups<double>(with_planes(), kPlaneBytes, 1024);
+    EXPECT_GT(n[0] + n[1] + n[2], 15u);
+    check_shapes<double>(with_planes(), 1e-12, false, false, 0, kPlaneBytes, 1024);
+}
+
+TEST(DctKernels, HostEmulationPlaneModesTakeTheirCoefficients) {
+    check_shapes<double>(kRampShapes, 1e-12, false, true, 0, kPlaneBytes);
+}
+
+TEST(DctKernels, PlaneFloat32MatchesDirectDct) {
+    std::string why;
+    if (!have_gpu(why)) GTEST_SKIP() << why;
+    check_shapes<float>(with_planes(), 2e-6 * 16, true, false, 0, kPlaneBytes);
+    check_shapes<float>(with_planes(), 2e-6 * 16, true, false, 0, kPlaneBytes, 1024);
+}
+
+TEST(DctKernels, PlaneFloat64MatchesDirectDct) {
+    std::string why;
+    if (!have_gpu(why)) GTEST_SKIP() << why;
+    check_shapes<double>(with_planes(), 1e-12, true, false, 0, kPlaneBytes);
+    check_shapes<double>(with_planes(), 1e-12, true, false, 0, 2 * kPlaneBytes, 1024);
+}
+
+TEST(DctKernels, PlaneDeviceMatchesHostEmulation) {
+    std::string why;
+    if (!have_gpu(why)) GTEST_SKIP() << why;
+    const DctRun<double> d = run_shapes<double>(with_planes(), true, false, 0, kPlaneBytes),
+                         h = run_shapes<double>(with_planes(), false, false, 0, kPlaneBytes);
     double err = 0;
     for (size_t i = 0; i < d.modes.size(); ++i)
         err = std::max(err, std::abs(d.modes[i] - h.modes[i]));

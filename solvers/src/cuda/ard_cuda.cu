@@ -14,6 +14,7 @@
 #include <deque>
 #include <functional>
 #include <istream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -151,6 +152,8 @@ class ArdCuda final : public Solver, public Profiled {
         // Shape groups: their cells and coefficients, and each DCT pass's blocks over them.
         dct_.compact_bytes = env_bytes("ARDENT_DCT_COMPACT_BYTES", kCompactBytes);
         dct_.compact_warp_bytes = env_bytes("ARDENT_DCT_COMPACT_WARP_BYTES", kCompactWarpBytes);
+        dct_.plane_bytes = env_bytes("ARDENT_DCT_PLANE_BYTES", kPlaneBytes);
+        dct_.plane_slab_bytes = env_bytes("ARDENT_DCT_PLANE_SLAB_BYTES", kPlaneSlabBytes);
         size_t coefs = 0;
         for (const ShapeGroup& sg : L.groups) {
             for (int a = 0; a < 3; ++a)
@@ -264,6 +267,11 @@ class ArdCuda final : public Solver, public Profiled {
         ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&forcing_side_.fork, cudaEventDisableTiming));
         ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&forcing_side_.join, cudaEventDisableTiming));
         ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&forcing_side_.ghosts, cudaEventDisableTiming));
+        ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&planes_.fork, cudaEventDisableTiming));
+        for (int l = 0; l < kPlaneLaunches; ++l) {
+            ARDENT_CUDA_CHECK(cudaStreamCreateWithFlags(&planes_.stream[l], cudaStreamNonBlocking));
+            ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&planes_.join[l], cudaEventDisableTiming));
+        }
         mark("PML, receivers, streams");
         dct_groups_.upload(groups_, t);
         for (int c = 0; c < kDctClasses; ++c)
@@ -271,6 +279,8 @@ class ArdCuda final : public Solver, public Profiled {
                 block_group_[c][a].upload(dct_.block_group[c][a], t);
         compact_group_.upload(dct_.compact_group, t);
         compact_warp_group_.upload(dct_.compact_warp_group, t);
+        for (int l = 0; l < kPlaneLaunches; ++l)
+            plane_group_[l].upload(dct_.plane_group[l], t);
         ARDENT_CUDA_CHECK(configure_dct_kernels<Real>(dct_));
         roots_.upload(dct_twiddles<Complex>(), t);
         direct_.upload(direct_matrices<Real>(), t);
@@ -323,6 +333,11 @@ class ArdCuda final : public Solver, public Profiled {
         if (forcing_side_.join) cudaEventDestroy(forcing_side_.join);
         if (forcing_side_.ghosts) cudaEventDestroy(forcing_side_.ghosts);
         if (forcing_side_.stream) cudaStreamDestroy(forcing_side_.stream);
+        if (planes_.fork) cudaEventDestroy(planes_.fork);
+        for (int l = 0; l < kPlaneLaunches; ++l) {
+            if (planes_.join[l]) cudaEventDestroy(planes_.join[l]);
+            if (planes_.stream[l]) cudaStreamDestroy(planes_.stream[l]);
+        }
         if (stream_) cudaStreamDestroy(stream_);
     }
 
@@ -659,6 +674,8 @@ class ArdCuda final : public Solver, public Profiled {
         for (int c = 0; c < kDctClasses; ++c)
             for (int a = 0; a < 3; ++a)
                 d.block_group[c][a] = block_group_[c][a].get();
+        for (int l = 0; l < kPlaneLaunches; ++l)
+            d.plane_group[l] = plane_group_[l].get();
         return d;
     }
 
@@ -691,10 +708,33 @@ class ArdCuda final : public Solver, public Profiled {
         if (has_compact()) ARDENT_CUDA_CHECK(cudaStreamWaitEvent(stream_, compact_.join, 0));
     }
 
+    // The plane groups' x and y passes (dct_plane.cuh) on streams of their own, beside the line
+    // classes' x and y passes; join_planes() joins them back into the step's stream.
+    bool has_planes() const {
+        return std::any_of(std::begin(dct_.plane_blocks), std::end(dct_.plane_blocks),
+                           [](unsigned b) { return b > 0; });
+    }
+    void fork_planes(bool inverse, const Real* in, Real* out, Real* clear) const {
+        if (!has_planes()) return;
+        ARDENT_CUDA_CHECK(cudaEventRecord(planes_.fork, stream_));
+        for (int l = 0; l < kPlaneLaunches; ++l)
+            ARDENT_CUDA_CHECK(cudaStreamWaitEvent(planes_.stream[l], planes_.fork, 0));
+        launch_dct_plane<Real>(dct_, dct_device(), inverse, in, out, clear, planes_.stream);
+        for (int l = 0; l < kPlaneLaunches; ++l)
+            ARDENT_CUDA_CHECK(cudaEventRecord(planes_.join[l], planes_.stream[l]));
+    }
+    void join_planes() const {
+        if (!has_planes()) return;
+        for (int l = 0; l < kPlaneLaunches; ++l)
+            ARDENT_CUDA_CHECK(cudaStreamWaitEvent(stream_, planes_.join[l], 0));
+    }
+
     // Forward DCT along x and y of the forcing, in place (the z pass is in modes()).
     void forward_dct(Real* data) const {
+        fork_planes(false, data, data, nullptr);
         for (int a = 0; a < 2; ++a)
             launch_dct_forward<Real>(dct_, dct_device(), a, data, stream_, &side_);
+        join_planes();
     }
 
     // Forward z DCT, mode update, inverse z DCT, in place in `data`.
@@ -704,8 +744,10 @@ class ArdCuda final : public Solver, public Profiled {
 
     // Inverse DCT along y (in place) and x (into `out`), leaving `data` zero.
     void inverse_dct(Real* data, Real* out) const {
+        fork_planes(true, data, out, data);
         launch_dct_inverse<Real>(dct_, dct_device(), 1, data, data, nullptr, stream_, &side_);
         launch_dct_inverse<Real>(dct_, dct_device(), 0, data, out, data, stream_, &side_);
+        join_planes();
     }
 
     // Lines [first, last) as target cells, each with the indices of the terms it receives
@@ -1088,6 +1130,10 @@ class ArdCuda final : public Solver, public Profiled {
     struct ForcingSide : DctSideStream {
         cudaEvent_t ghosts = nullptr;  // the field's ghosts evaluated
     } forcing_side_;
+    struct PlaneStreams {  // the plane class's launches, beside the x and y passes
+        cudaStream_t stream[kPlaneLaunches] = {};
+        cudaEvent_t fork = nullptr, join[kPlaneLaunches] = {};
+    } planes_;
     cudaGraphExec_t graphs_[2] = {nullptr, nullptr};
     DeviceArray<Real> field_, force_, modes_[2], a_, b_, phi_, terms_, pml_old_, psi_,
         pml_profiles_, source_, samples_;
@@ -1095,7 +1141,7 @@ class ArdCuda final : public Solver, public Profiled {
     DeviceArray<Real> direct_;  // the DCT's direct-class matrices (direct_matrices)
     DeviceArray<DctGroup> dct_groups_;
     DeviceArray<int32_t> block_group_[kDctClasses][3];
-    DeviceArray<int32_t> compact_group_, compact_warp_group_;
+    DeviceArray<int32_t> compact_group_, compact_warp_group_, plane_group_[kPlaneLaunches];
     DeviceArray<int32_t> lines_, pml_air_, pml_profile_of_, ghost_offsets_, ghost_terms_;
     DeviceArray<Real> ghost_weights_;
     DeviceArray<walls::BranchCoefficients<Real>> wall_branches_;

@@ -8,7 +8,8 @@
 // length is not a power of two (2^a 3^b 5^c up to 64) by dense cosine matrices; a group uses it
 // on exactly the axes whose side is not a power of two and the other classes on the rest. Groups
 // of small partitions take none of these: the compact class (dct_compact.cuh) does a partition's
-// whole forward transform, mode update and inverse in one block.
+// whole forward transform, mode update and inverse in one block, and groups whose xy planes fit
+// shared memory take the plane class (dct_plane.cuh) for x and y: both axes in one launch.
 // Classes 0-2 are compiled twice (Lines<Pow2>): for groups whose sides are all powers of two
 // (kPure), indexed by shifts and masks, and for the others (kMixed), by divisions, which in one
 // kernel cost the power-of-two lines 15-30 %. A class's pass is one launch per kind with blocks.
@@ -18,6 +19,7 @@
 // partitions. The same tiles run on the host (emulate_*) for the tests that have no GPU.
 #pragma once
 
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -28,6 +30,7 @@
 
 #include "dct_compact.cuh"
 #include "dct_direct.cuh"
+#include "dct_plane.cuh"
 #include "dct_tile.cuh"
 
 namespace ardent::ard::cuda {
@@ -92,6 +95,9 @@ inline int log2_of(long long v) {
 // The compact groups (dct_compact.cuh), those whose two shared copies take at most
 // compact_bytes, are in none of them: one block per partition, compact_group the group of each;
 // those within compact_warp_bytes one warp per partition, compact_warp_group the group of each.
+// The plane groups (dct_plane.cuh), those whose xy plane takes at most plane_bytes, are in no x or
+// y launch of the line classes: per plane launch, the blocks (slabs), the shared bytes per block
+// and the group of each block.
 struct DctPlan {
     unsigned blocks[kDctClasses][3][kKinds] = {};
     size_t shared[kDctClasses][3][kKinds] = {};
@@ -104,7 +110,39 @@ struct DctPlan {
     unsigned compact_warp_partitions = 0;
     size_t compact_warp_shared = 0;  // per warp
     std::vector<int32_t> compact_warp_group;
+    size_t plane_bytes = kPlaneBytes;           // set before the first add_dct_group; 0: none
+    size_t plane_slab_bytes = kPlaneSlabBytes;  // likewise: the slab a block aims at
+    unsigned plane_blocks[kPlaneLaunches] = {};
+    size_t plane_shared[kPlaneLaunches] = {};
+    std::vector<int32_t> plane_group[kPlaneLaunches];
 };
+
+// A plane group's launch (the fewest sub-blocks that take one plane's tiles), its slabs (the most
+// planes whose tiles those sub-blocks take, within the plan's slab bytes) and its blocks.
+template <typename Real>
+inline void add_plane_group(const GroupShape& s, int32_t index, DctGroup& g, DctPlan& plan) {
+    const size_t plane = sizeof(Real) * static_cast<size_t>(s.nx) * static_cast<size_t>(s.ny);
+    const long long planes = s.count * s.nz;
+    int launch = 0;
+    while (plane_tiles<Real>(s, 1) > kPlaneSubs[launch])
+        ++launch;
+    long long k = 1;
+    while (k < planes && plane_tiles<Real>(s, k + 1) <= kPlaneSubs[launch] &&
+           static_cast<size_t>(k + 1) * plane <= plan.plane_slab_bytes)
+        ++k;
+    g.plane_slab = static_cast<int>(k);
+    g.plane_launch = launch;
+    g.plane_bytes = static_cast<unsigned>((static_cast<size_t>(k) * plane + 15) & ~size_t{15});
+    g.plane_work = plane_work_bytes<Real>(g.log2n[0], g.log2n[1]);
+    g.first_plane = plan.plane_blocks[launch];
+    const unsigned nb = static_cast<unsigned>((planes + k - 1) / k);
+    std::vector<int32_t>& list = plan.plane_group[launch];
+    list.insert(list.end(), nb, index);
+    plan.plane_blocks[launch] += nb;
+    plan.plane_shared[launch] =
+        std::max(plan.plane_shared[launch],
+                 g.plane_bytes + static_cast<size_t>(kPlaneSubs[launch]) * g.plane_work);
+}
 
 // Appends a group to `groups` and `plan`. Each side must be a power of two up to kMaxLine or a
 // direct length (is_direct_length: 2^a 3^b 5^c up to kMaxDirectLine), and the group's cells,
@@ -139,7 +177,13 @@ inline void add_dct_group(const GroupShape& s, long long offset, long long coef,
         return;
     }
     const int kind = group_kind(s);
-    for (int a = 0; a < 3; ++a) {
+    const bool plane = is_plane<Real>(s, plan.plane_bytes);
+    if (plane) {
+        g.log2n[0] = log2_of(s.nx);
+        g.log2n[1] = log2_of(s.ny);
+        add_plane_group<Real>(s, static_cast<int32_t>(groups.size()), g, plan);
+    }
+    for (int a = plane ? 2 : 0; a < 3; ++a) {
         int log2lines = 0, c = kDirectClass;
         size_t bytes = 0;
         if (is_pow2(n[a])) {
@@ -172,6 +216,30 @@ inline void add_dct_group(const GroupShape& s, long long offset, long long coef,
     groups.push_back(g);
 }
 
+// Orders each plane launch's blocks by the group's line lengths, as sort_dct_blocks does the
+// line classes' (below).
+inline void sort_plane_blocks(std::vector<DctGroup>& groups, DctPlan& plan) {
+    for (std::vector<int32_t>& bg : plan.plane_group) {
+        std::vector<int32_t> order;
+        for (size_t i = 0; i < bg.size(); ++i)
+            if (i == 0 || bg[i] != bg[i - 1]) order.push_back(bg[i]);
+        auto key = [&](int32_t gi) {
+            const DctGroup& g = groups[static_cast<size_t>(gi)];
+            return std::pair<int, int>(g.log2n[0], g.log2n[1]);
+        };
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int32_t x, int32_t y) { return key(x) < key(y); });
+        bg.clear();
+        for (int32_t gi : order) {
+            DctGroup& g = groups[static_cast<size_t>(gi)];
+            const long long planes = g.shape.count * g.shape.nz;
+            g.first_plane = static_cast<long long>(bg.size());
+            bg.insert(bg.end(), static_cast<size_t>((planes + g.plane_slab - 1) / g.plane_slab),
+                      gi);
+        }
+    }
+}
+
 // Orders each launch's blocks by line length (then by group), so that the blocks an SM holds
 // at once mostly run the same code: a launch's kernel holds every length's unrolled code, and
 // mixed neighbours stall on instruction fetch (the direct class's, by N, share its matrix in the
@@ -200,6 +268,7 @@ inline void sort_dct_blocks(std::vector<DctGroup>& groups, DctPlan& plan) {
                 bg.insert(bg.end(), static_cast<size_t>(count[static_cast<size_t>(gi)]), gi);
             }
         }
+    sort_plane_blocks(groups, plan);
 }
 
 // The device's side of a block: each thread's registers, a barrier after each phase.
@@ -324,6 +393,91 @@ __global__ void __launch_bounds__(32 * kCompactWarps)
                      out + g.offset, group_modes(modes, g), init);
 }
 
+// A sub-block of a plane block: dct_threads threads with their own barrier (bar.sync 1 + w;
+// __syncthreads is barrier 0).
+template <typename R, int Threads, bool Whole>
+struct DeviceSubBlock {
+    R r;
+    int tid;
+    unsigned id;  // unused when the sub-block is the Whole block
+    template <typename F>
+    __device__ __forceinline__ void phase(F&& f) {
+        f(tid, r);
+        sync();
+    }
+    template <typename F>
+    __device__ __forceinline__ void run(F&& f) {
+        f(tid, r);
+    }
+    __device__ __forceinline__ void sync() const {
+        if constexpr (Whole)
+            __syncthreads();
+        else
+            asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(Threads) : "memory");
+    }
+};
+
+// Reads a slab's cells into its copy in shared memory as asynchronous copies (cp.async), so a
+// thread's loads are all in flight at once without registers; with `clear`, then zeroes them in
+// global memory. Ends with the block's barrier.
+template <typename Real>
+__device__ __forceinline__ void plane_load(const Real* from, Real* to, Real* clear,
+                                           unsigned cells) {
+    for (unsigned i = threadIdx.x; i < cells; i += blockDim.x)
+        __pipeline_memcpy_async(to + i, from + i, sizeof(Real));
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+    if (clear)
+        for (unsigned i = threadIdx.x; i < cells; i += blockDim.x)
+            clear[i] = Real(0);
+    __syncthreads();
+}
+
+// Writes a slab's copy back to global memory.
+template <typename Real>
+__device__ __forceinline__ void plane_store(const Real* from, Real* to, unsigned cells) {
+    for (unsigned i = threadIdx.x; i < cells; i += blockDim.x)
+        to[i] = from[i];
+}
+
+// The plane class: a slab of xy planes per block, x then y (forward, in place in `in` = `out`)
+// or y then x (inverse, from `in`, left zero through `clear`, to `out`), Subs sub-blocks.
+// Bounded to 64 registers a float thread, as the line classes' z kernel: without a bound the
+// forward kernel took 255, one block an SM (12 % occupancy; Nsight Compute, one H200).
+template <int Subs>
+inline constexpr int kPlaneMinBlocks = 4 / Subs;
+template <typename Real, bool Inverse, int Subs>
+__global__ void __launch_bounds__(Subs* dct_threads<Real>(), kPlaneMinBlocks<Subs>)
+    dct_plane(const DctGroup* groups, const int32_t* block_group,
+              const typename Cplx<Real>::type* __restrict__ roots, const Real* in, Real* out,
+              Real* clear) {
+    using C = typename Cplx<Real>::type;
+    constexpr int kThreads = dct_threads<Real>();
+    const DctGroup& g = groups[block_group[blockIdx.x]];
+    long long first = 0;
+    const long long planes = plane_slab(g, blockIdx.x, first);
+    const unsigned cells = static_cast<unsigned>(planes * g.shape.nx * g.shape.ny);
+    const long long base = g.offset + first;
+    Real* copy = reinterpret_cast<Real*>(dct_smem);
+    plane_load(in + base, copy, clear ? clear + base : nullptr, cells);
+    const int w = static_cast<int>(threadIdx.x) / kThreads;
+    C* work = reinterpret_cast<C*>(dct_smem + g.plane_bytes + w * g.plane_work);
+#pragma unroll 1
+    for (int pass = 0; pass < 2; ++pass) {
+        const int axis = Inverse ? 1 - pass : pass;
+        dispatch_ln<0, kPlaneMaxLog2>(g.log2n[axis], [&](auto lc) {
+            constexpr int LN = decltype(lc)::value;
+            DeviceSubBlock<Regs<Real, LN>, kThreads, Subs == 1> b;
+            b.tid = static_cast<int>(threadIdx.x) % kThreads;
+            b.id = 1u + static_cast<unsigned>(w);
+            plane_axis<Real, LN, Inverse>(b, g.log2n[0], g.log2n[1], planes, axis, w, work, roots,
+                                          copy);
+        });
+        __syncthreads();
+    }
+    plane_store<Real>(copy, out + base, cells);
+}
+
 // What the launches need on the device: the groups, each class and axis's block-to-group
 // table, the compact class's, the twiddle table (dct_twiddles) and the matrices
 // (direct_matrices).
@@ -335,6 +489,7 @@ struct DctDevice {
     const Real* direct;
     const int32_t* compact_group;
     const int32_t* compact_warp_group;
+    const int32_t* plane_group[kPlaneLaunches];
 };
 
 // Calls f(class constant, kind constant) for every class and kind that has kernels: the direct
@@ -368,8 +523,11 @@ inline cudaError_t configure_dct_kernels(const DctPlan& p) {
         set(reinterpret_cast<const void*>(&dct_z_modes<Real, c, k == kPure>), most);
     });
     set(reinterpret_cast<const void*>(&dct_compact<Real>), p.compact_shared);
-    set(reinterpret_cast<const void*>(&dct_compact_warp<Real>),
-        kCompactWarps * p.compact_warp_shared);
+    static_for<kPlaneLaunches>([&](auto lc) {
+        constexpr int S = kPlaneSubs[decltype(lc)::value];
+        set(reinterpret_cast<const void*>(&dct_plane<Real, false, S>), p.plane_shared[lc]);
+        set(reinterpret_cast<const void*>(&dct_plane<Real, true, S>), p.plane_shared[lc]);
+    });
     return e;
 }
 
@@ -472,6 +630,26 @@ inline void launch_dct_compact(const DctPlan& p, const DctDevice<Real>& d, Real*
             d.groups, d.compact_group, d.direct, in, out, m, init);
 }
 
+// The plane groups' forward x and y DCT (in place in `in` = `out`) or inverse y and x (from `in`,
+// left zero, to `out`), launch l on streams[l]; independent of the line classes' x and y passes
+// (other groups).
+template <typename Real>
+inline void launch_dct_plane(const DctPlan& p, const DctDevice<Real>& d, bool inverse,
+                             const Real* in, Real* out, Real* clear,
+                             const cudaStream_t (&streams)[kPlaneLaunches]) {
+    static_for<kPlaneLaunches>([&](auto lc) {
+        constexpr int l = decltype(lc)::value, S = kPlaneSubs[l];
+        if (p.plane_blocks[l] == 0) return;
+        const dim3 grid(p.plane_blocks[l]), block(S * dct_threads<Real>());
+        if (inverse)
+            dct_plane<Real, true, S><<<grid, block, p.plane_shared[l], streams[l]>>>(
+                d.groups, d.plane_group[l], d.roots, in, out, clear);
+        else
+            dct_plane<Real, false, S><<<grid, block, p.plane_shared[l], streams[l]>>>(
+                d.groups, d.plane_group[l], d.roots, in, out, clear);
+    });
+}
+
 // The host's side of a block (tests): every thread's registers, threads run one after another.
 template <typename R>
 struct HostBlock {
@@ -486,6 +664,7 @@ struct HostBlock {
     void run(F&& f) {
         phase(f);
     }
+    void sync() const {}
 };
 
 // Runs fn(block, tile, group) for every block of every class and kind on `axis`, on the host,
@@ -591,6 +770,41 @@ inline void emulate_dct_compact(const DctPlan& p, const std::vector<DctGroup>& g
     };
     run(std::integral_constant<int, 32>{}, p.compact_warp_group);
     run(std::integral_constant<int, kCompactThreads>{}, p.compact_group);
+}
+
+// The plane class on the host: each block's slab copied out, its sub-blocks' tiles one after
+// another, the slab copied back.
+template <typename Real>
+inline void emulate_dct_plane(const DctPlan& p, const std::vector<DctGroup>& groups, bool inverse,
+                              const typename Cplx<Real>::type* roots, const Real* in, Real* out,
+                              Real* clear = nullptr) {
+    using C = typename Cplx<Real>::type;
+    for (int l = 0; l < kPlaneLaunches; ++l)
+        for (size_t blk = 0; blk < p.plane_group[l].size(); ++blk) {
+            const DctGroup& g = groups[static_cast<size_t>(p.plane_group[l][blk])];
+            long long first = 0;
+            const long long planes = plane_slab(g, static_cast<long long>(blk), first);
+            const long long cells = planes * g.shape.nx * g.shape.ny;
+            const long long base = g.offset + first;
+            std::vector<Real> copy(in + base, in + base + cells);
+            if (clear) std::fill(clear + base, clear + base + cells, Real(0));
+            for (int pass = 0; pass < 2; ++pass) {
+                const int axis = inverse ? 1 - pass : pass;
+                for (int w = 0; w < kPlaneSubs[l]; ++w)
+                    dispatch_ln<0, kPlaneMaxLog2>(g.log2n[axis], [&](auto lc) {
+                        constexpr int LN = decltype(lc)::value;
+                        std::vector<C> work(g.plane_work / sizeof(C) + 1, C{Real(-7), Real(-7)});
+                        HostBlock<Regs<Real, LN>> b(dct_threads<Real>());
+                        if (inverse)
+                            plane_axis<Real, LN, true>(b, g.log2n[0], g.log2n[1], planes, axis, w,
+                                                       work.data(), roots, copy.data());
+                        else
+                            plane_axis<Real, LN, false>(b, g.log2n[0], g.log2n[1], planes, axis, w,
+                                                        work.data(), roots, copy.data());
+                    });
+            }
+            std::copy(copy.begin(), copy.end(), out + base);
+        }
 }
 
 }  // namespace ardent::ard::cuda

@@ -296,6 +296,12 @@ struct DctGroup {
     int log2_direct_lines[3];  // direct class: log2 of the lines a block takes
     int direct_matrix[3];      // direct and compact classes: the axis's matrices (direct_offset)
     long long first_compact;   // compact class (dct_compact.cuh): the group's first block
+    // Plane class (dct_plane.cuh): the group's first block in its launch, the xy planes a block
+    // takes, the bytes of the slab's copy and of each sub-block's work lines in shared memory;
+    // plane_slab 0: the group's x and y passes are the line classes'.
+    long long first_plane;
+    int plane_slab, plane_launch;
+    unsigned plane_bytes, plane_work;
     FastDiv by_x, by_y, by_cells;
     FastDiv by_lines[3];  // compact class: by a partition's lines along each axis
 };
@@ -327,6 +333,16 @@ struct Lines<true> {
           ly(g.log2n[1]),
           lxy(g.log2n[0] + g.log2n[1]),
           lcells(g.log2n[0] + g.log2n[1] + g.log2n[2]) {}
+    // The x (a = 0) or y (a = 1) lines of `planes` consecutive 2^lx x 2^ly planes (dct_plane.cuh).
+    ARDENT_HD Lines(int log2x, int log2y, long long planes, int a)
+        : ln(a == 0 ? log2x : log2y),
+          count(planes << (a == 0 ? log2y : log2x)),
+          ls(a == 0 ? 0 : log2x),
+          axis(a),
+          lx(log2x),
+          ly(log2y),
+          lxy(log2x + log2y),
+          lcells(log2x + log2y) {}
 
     ARDENT_HD long long base(long long l) const {
         if (axis == 0) return l << lx;
