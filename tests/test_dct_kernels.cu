@@ -455,6 +455,36 @@ TEST(DctKernels, PlaneFloat64MatchesDirectDct) {
     check_shapes<double>(with_planes(), 1e-12, true, false, 0, 2 * kPlaneBytes, 1024);
 }
 
+// configure_dct_kernels lets every kernel take what its launches ask for, above the 48 KB that
+// needs no opt-in too: compact warps of 24 KB (four to a block), the plane launches.
+TEST(DctKernels, EveryKernelMayTakeItsSharedMemory) {
+    std::string why;
+    if (!have_gpu(why)) GTEST_SKIP() << why;
+    DctPlan plan;
+    plan.compact_bytes = kAllCompact;
+    plan.compact_warp_bytes = 24 * 1024;
+    std::vector<DctGroup> groups;
+    for (const GroupShape& s : with_planes())
+        add_dct_group<float>(s, 0, 0, groups, plan);
+    ASSERT_EQ(configure_dct_kernels<float>(plan), cudaSuccess);
+    const auto allowed = [](const void* kernel) {
+        cudaFuncAttributes a{};
+        EXPECT_EQ(cudaFuncGetAttributes(&a, kernel), cudaSuccess);
+        return static_cast<size_t>(a.maxDynamicSharedSizeBytes);
+    };
+    EXPECT_GT(kCompactWarps * plan.compact_warp_shared, size_t{48 * 1024});
+    EXPECT_GE(allowed(reinterpret_cast<const void*>(&dct_compact_warp<float>)),
+              kCompactWarps * plan.compact_warp_shared);
+    EXPECT_GE(allowed(reinterpret_cast<const void*>(&dct_compact<float>)), plan.compact_shared);
+    static_for<kPlaneLaunches>([&](auto lc) {
+        constexpr int S = kPlaneSubs[decltype(lc)::value];
+        EXPECT_GE(allowed(reinterpret_cast<const void*>(&dct_plane<float, false, S>)),
+                  plan.plane_shared[lc]);
+        EXPECT_GE(allowed(reinterpret_cast<const void*>(&dct_plane<float, true, S>)),
+                  plan.plane_shared[lc]);
+    });
+}
+
 TEST(DctKernels, PlaneDeviceMatchesHostEmulation) {
     std::string why;
     if (!have_gpu(why)) GTEST_SKIP() << why;

@@ -523,6 +523,8 @@ inline cudaError_t configure_dct_kernels(const DctPlan& p) {
         set(reinterpret_cast<const void*>(&dct_z_modes<Real, c, k == kPure>), most);
     });
     set(reinterpret_cast<const void*>(&dct_compact<Real>), p.compact_shared);
+    set(reinterpret_cast<const void*>(&dct_compact_warp<Real>),
+        kCompactWarps * p.compact_warp_shared);
     static_for<kPlaneLaunches>([&](auto lc) {
         constexpr int S = kPlaneSubs[decltype(lc)::value];
         set(reinterpret_cast<const void*>(&dct_plane<Real, false, S>), p.plane_shared[lc]);
