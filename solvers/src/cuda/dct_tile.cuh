@@ -297,8 +297,8 @@ struct DctGroup {
     int direct_matrix[3];      // direct and compact classes: the axis's matrices (direct_offset)
     long long first_compact;   // compact class (dct_compact.cuh): the group's first block
     // Plane class (dct_plane.cuh): the group's first block in its launch, the xy planes a block
-    // takes, the bytes of the slab's copy and of each sub-block's work lines in shared memory;
-    // plane_slab 0: the group's x and y passes are the line classes'.
+    // takes (0: the group's x and y passes are the line classes'), its launch (kPlaneSubs), the
+    // bytes of the slab's copy and of each sub-block's work lines in shared memory.
     long long first_plane;
     int plane_slab, plane_launch;
     unsigned plane_bytes, plane_work;
