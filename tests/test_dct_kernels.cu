@@ -130,48 +130,25 @@ DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device, bool
     C* d_roots;
     DctGroup* d_groups;
     std::vector<int32_t*> d_bg;
+    // A block-to-group list on the device (freed at the end).
+    auto upload = [&](const std::vector<int32_t>& list) {
+        int32_t* p = nullptr;
+        EXPECT_EQ(cudaMalloc(&p, std::max<size_t>(list.size(), 1) * sizeof(int32_t)), cudaSuccess);
+        if (!list.empty())
+            EXPECT_EQ(
+                cudaMemcpy(p, list.data(), list.size() * sizeof(int32_t), cudaMemcpyHostToDevice),
+                cudaSuccess);
+        d_bg.push_back(p);
+        return static_cast<const int32_t*>(p);
+    };
     DctDevice<Real> dev{};
     for (int c = 0; c < kDctClasses; ++c)
-        for (int a = 0; a < 3; ++a) {
-            const auto& bg = plan.block_group[c][a];
-            int32_t* p = nullptr;
-            EXPECT_EQ(cudaMalloc(&p, std::max<size_t>(bg.size(), 1) * sizeof(int32_t)),
-                      cudaSuccess);
-            if (!bg.empty())
-                EXPECT_EQ(
-                    cudaMemcpy(p, bg.data(), bg.size() * sizeof(int32_t), cudaMemcpyHostToDevice),
-                    cudaSuccess);
-            dev.block_group[c][a] = p;
-            d_bg.push_back(p);
-        }
-    int32_t* d_compact = nullptr;
-    EXPECT_EQ(cudaMalloc(&d_compact, std::max<size_t>(plan.compact_group.size(), 1) * 4),
-              cudaSuccess);
-    if (!plan.compact_group.empty())
-        EXPECT_EQ(cudaMemcpy(d_compact, plan.compact_group.data(), plan.compact_group.size() * 4,
-                             cudaMemcpyHostToDevice),
-                  cudaSuccess);
-    dev.compact_group = d_compact;
-    d_bg.push_back(d_compact);
-    int32_t* d_warp = nullptr;
-    EXPECT_EQ(cudaMalloc(&d_warp, std::max<size_t>(plan.compact_warp_group.size(), 1) * 4),
-              cudaSuccess);
-    if (!plan.compact_warp_group.empty())
-        EXPECT_EQ(cudaMemcpy(d_warp, plan.compact_warp_group.data(),
-                             plan.compact_warp_group.size() * 4, cudaMemcpyHostToDevice),
-                  cudaSuccess);
-    dev.compact_warp_group = d_warp;
-    d_bg.push_back(d_warp);
-    for (int l = 0; l < kPlaneLaunches; ++l) {
-        const auto& list = plan.plane_group[l];
-        int32_t* d_list = nullptr;
-        EXPECT_EQ(cudaMalloc(&d_list, std::max<size_t>(list.size(), 1) * 4), cudaSuccess);
-        if (!list.empty())
-            EXPECT_EQ(cudaMemcpy(d_list, list.data(), list.size() * 4, cudaMemcpyHostToDevice),
-                      cudaSuccess);
-        dev.plane_group[l] = d_list;
-        d_bg.push_back(d_list);
-    }
+        for (int a = 0; a < 3; ++a)
+            dev.block_group[c][a] = upload(plan.block_group[c][a]);
+    dev.compact_group = upload(plan.compact_group);
+    dev.compact_warp_group = upload(plan.compact_warp_group);
+    for (int l = 0; l < kPlaneLaunches; ++l)
+        dev.plane_group[l] = upload(plan.plane_group[l]);
     const size_t bytes = cells * sizeof(Real);
     EXPECT_EQ(cudaMalloc(&d_field, bytes), cudaSuccess);
     EXPECT_EQ(cudaMalloc(&d_out, bytes), cudaSuccess);

@@ -216,59 +216,54 @@ inline void add_dct_group(const GroupShape& s, long long offset, long long coef,
     groups.push_back(g);
 }
 
-// Orders each plane launch's blocks by the group's line lengths, as sort_dct_blocks does the
-// line classes' (below).
-inline void sort_plane_blocks(std::vector<DctGroup>& groups, DctPlan& plan) {
-    for (std::vector<int32_t>& bg : plan.plane_group) {
-        std::vector<int32_t> order;
-        for (size_t i = 0; i < bg.size(); ++i)
-            if (i == 0 || bg[i] != bg[i - 1]) order.push_back(bg[i]);
-        auto key = [&](int32_t gi) {
-            const DctGroup& g = groups[static_cast<size_t>(gi)];
-            return std::pair<int, int>(g.log2n[0], g.log2n[1]);
-        };
-        std::stable_sort(order.begin(), order.end(),
-                         [&](int32_t x, int32_t y) { return key(x) < key(y); });
-        bg.clear();
-        for (int32_t gi : order) {
-            DctGroup& g = groups[static_cast<size_t>(gi)];
-            const long long planes = g.shape.count * g.shape.nz;
-            g.first_plane = static_cast<long long>(bg.size());
-            bg.insert(bg.end(), static_cast<size_t>((planes + g.plane_slab - 1) / g.plane_slab),
-                      gi);
-        }
+// Reorders a launch's block list by key(group), stably, each group's blocks kept together, and
+// calls placed(group, its first block in the new list).
+template <typename Key, typename Placed>
+inline void sort_group_blocks(std::vector<int32_t>& bg, size_t groups, Key key, Placed placed) {
+    std::vector<int32_t> order;  // the launch's groups, each once, in block order
+    std::vector<long long> count(groups, 0);
+    for (size_t i = 0; i < bg.size(); ++i) {
+        if (i == 0 || bg[i] != bg[i - 1]) order.push_back(bg[i]);
+        ++count[static_cast<size_t>(bg[i])];
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int32_t x, int32_t y) { return key(x) < key(y); });
+    bg.clear();
+    for (int32_t gi : order) {
+        placed(gi, bg.size());
+        bg.insert(bg.end(), static_cast<size_t>(count[static_cast<size_t>(gi)]), gi);
     }
 }
 
 // Orders each launch's blocks by line length (then by group), so that the blocks an SM holds
 // at once mostly run the same code: a launch's kernel holds every length's unrolled code, and
 // mixed neighbours stall on instruction fetch (the direct class's, by N, share its matrix in the
-// cache). Each kind's blocks stay apart, the kPure ones first. Call after the last add_dct_group.
+// cache). Each kind's blocks stay apart, the kPure ones first; the plane launches' blocks go by
+// both lengths. Call after the last add_dct_group.
 inline void sort_dct_blocks(std::vector<DctGroup>& groups, DctPlan& plan) {
     for (int a = 0; a < 3; ++a)
         for (int c = 0; c < kDctClasses; ++c) {
-            std::vector<int32_t>& bg = plan.block_group[c][a];
             const size_t pure = plan.blocks[c][a][kPure];
-            std::vector<int32_t> order;  // the class's groups, each once, in block order
-            for (size_t i = 0; i < bg.size(); ++i)
-                if (i == 0 || bg[i] != bg[i - 1]) order.push_back(bg[i]);
-            std::vector<long long> count(groups.size(), 0);
-            for (int32_t gi : bg)
-                ++count[static_cast<size_t>(gi)];
             auto key = [&](int32_t gi) {
                 const GroupShape& s = groups[static_cast<size_t>(gi)].shape;
                 return std::pair<int, int>(group_kind(s), side(s, a));
             };
-            std::stable_sort(order.begin(), order.end(),
-                             [&](int32_t x, int32_t y) { return key(x) < key(y); });
-            bg.clear();
-            for (int32_t gi : order) {
-                const size_t first = bg.size() - (key(gi).first == kMixed ? pure : 0);
-                groups[static_cast<size_t>(gi)].first_block[a] = static_cast<long long>(first);
-                bg.insert(bg.end(), static_cast<size_t>(count[static_cast<size_t>(gi)]), gi);
-            }
+            sort_group_blocks(
+                plan.block_group[c][a], groups.size(), key, [&](int32_t gi, size_t first) {
+                    groups[static_cast<size_t>(gi)].first_block[a] =
+                        static_cast<long long>(first - (key(gi).first == kMixed ? pure : 0));
+                });
         }
-    sort_plane_blocks(groups, plan);
+    for (std::vector<int32_t>& bg : plan.plane_group)
+        sort_group_blocks(
+            bg, groups.size(),
+            [&](int32_t gi) {
+                const DctGroup& g = groups[static_cast<size_t>(gi)];
+                return std::pair<int, int>(g.log2n[0], g.log2n[1]);
+            },
+            [&](int32_t gi, size_t first) {
+                groups[static_cast<size_t>(gi)].first_plane = static_cast<long long>(first);
+            });
 }
 
 // The device's side of a block: each thread's registers, a barrier after each phase.
