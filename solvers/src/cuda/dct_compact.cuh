@@ -61,7 +61,7 @@ struct CompactTile {
     unsigned cells;       // a partition's cells
     FastDiv by_x, by_y;   // the group's
     FastDiv by_lines[3];  // by the lines along each axis
-    long long first;      // the partition's first cell in the group
+    int first;            // the partition's first cell in the group
     Real* a;              // shared memory: the partition, then the spectrum, alternately
     Real* b;
     const Real* matrix[3];  // each axis's matrices (direct_matrices: E, O, then T)
@@ -81,7 +81,7 @@ ARDENT_HD __forceinline__ CompactTile<Real> make_compact_tile(const DctGroup& g,
             g.by_x,
             g.by_y,
             {g.by_lines[0], g.by_lines[1], g.by_lines[2]},
-            (block - g.first_compact) * static_cast<long long>(cells),
+            static_cast<int>((block - g.first_compact) * static_cast<long long>(cells)),
             a,
             a + static_cast<size_t>(s.nz) * static_cast<size_t>(ps),
             {table + g.direct_matrix[0], table + g.direct_matrix[1], table + g.direct_matrix[2]}};
@@ -183,13 +183,12 @@ ARDENT_HD __forceinline__ void compact_tile(Block& b, const CompactTile<Real>& t
     b.phase([&](int tid, DirectRegs&) {
         constexpr int B = kModeBatch, T = Threads;
         for (unsigned c0 = static_cast<unsigned>(tid); c0 < t.cells; c0 += B * T) {
-            long long g[B], c[B];
-            int slot[B];
+            int g[B], c[B], slot[B];
 #pragma unroll
             for (int j = 0; j < B; ++j) {
                 const unsigned cell = c0 + static_cast<unsigned>(j * T);
-                g[j] = cell < t.cells ? t.first + cell : -1;
-                c[j] = cell;
+                g[j] = cell < t.cells ? t.first + static_cast<int>(cell) : -1;
+                c[j] = static_cast<int>(cell);
                 slot[j] = cell < t.cells ? compact_slot(t, cell) : 0;
             }
             advance_modes(m, g, c, t.b, slot, init, init_scale);

@@ -135,7 +135,7 @@ struct DirectRegs {};
 template <typename Real>
 struct DirectTile {
     Lines<false> ls;           // a direct side: never all powers of two
-    long long first;           // first line
+    int first;                 // first line
     int n, log2_lines, pitch;  // points per line, log2 of LPB, shared entries per point
     Real* a;           // shared memory: the lines as loaded, point k of line i at k pitch + i
     Real* b;           // shared memory: the transformed lines, the same layout
@@ -154,7 +154,7 @@ ARDENT_HD __forceinline__ DirectTile<Real> make_direct_tile(const DctGroup& g, i
     const Lines<false> ls(g, axis);
     const int w = direct_width(n);
     return {ls,
-            (block - g.first_block[axis]) << ll,
+            static_cast<int>((block - g.first_block[axis]) << ll),
             n,
             ll,
             pitch,
@@ -170,8 +170,8 @@ ARDENT_HD __forceinline__ DirectTile<Real> make_direct_tile(const DctGroup& g, i
 // elements (tid, tid + threads, ...) all lie on one line, whose first cell (a division or two) is
 // found once per phase instead of once per element. Unused on x.
 struct DirectLine {
-    int i;           // the line in the tile
-    long long base;  // its first cell in the group, -1 past the group's last line
+    int i;     // the line in the tile
+    int base;  // its first cell in the group, -1 past the group's last line
 };
 
 template <typename Real>
@@ -185,8 +185,8 @@ ARDENT_HD __forceinline__ DirectLine direct_line(const DirectTile<Real>& t, int 
 // tile's lines are one contiguous run, walked in order; on y and z consecutive e are consecutive
 // lines (consecutive x).
 template <typename Real>
-ARDENT_HD __forceinline__ long long direct_element(const DirectTile<Real>& t,
-                                                   const DirectLine& line, int e, int& slot) {
+ARDENT_HD __forceinline__ int direct_element(const DirectTile<Real>& t, const DirectLine& line,
+                                             int e, int& slot) {
     if (t.ls.axis == 0) {  // t.n is the group's x side
         const int i = static_cast<int>(t.ls.by_x.div(static_cast<unsigned>(e)));
         const int k = e - i * t.n;
@@ -231,8 +231,7 @@ ARDENT_HD __forceinline__ void direct_load(Block& b, const DirectTile<Real>& t, 
         const int total = t.n << t.log2_lines;
         const DirectLine line = direct_line(t, tid);
         for (int e0 = tid; e0 < total; e0 += B * T) {
-            long long g[B];
-            int slot[B];
+            int g[B], slot[B];
             Real v[B];
 #pragma unroll
             for (int j = 0; j < B; ++j) {
@@ -259,7 +258,7 @@ ARDENT_HD __forceinline__ void direct_store(Block& b, const DirectTile<Real>& t,
         const DirectLine line = direct_line(t, tid);
         for (int e = tid; e < (t.n << t.log2_lines); e += dct_threads<Real>()) {
             int slot;
-            const long long g = direct_element(t, line, e, slot);
+            const int g = direct_element(t, line, e, slot);
             if (g >= 0) out[g] = from[slot];
         }
     });
@@ -441,10 +440,9 @@ ARDENT_HD __forceinline__ void direct_z_modes_tile(Block& b, const DirectTile<Re
         constexpr int B = kModeBatch, T = dct_threads<Real>();
         const int total = t.n << t.log2_lines;
         const DirectLine line = direct_line(t, tid);  // a z line: its coefficients in a row too
-        const long long coef_base = line.base >= 0 ? coef(line.base) : 0;
+        const int coef_base = line.base >= 0 ? coef(line.base) : 0;
         for (int e0 = tid; e0 < total; e0 += B * T) {
-            long long g[B], c[B];
-            int slot[B];
+            int g[B], c[B], slot[B];
 #pragma unroll
             for (int j = 0; j < B; ++j) {
                 slot[j] = 0;

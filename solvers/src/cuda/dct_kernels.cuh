@@ -450,7 +450,7 @@ __global__ void __launch_bounds__(Subs* dct_threads<Real>(), kPlaneMinBlocks<Sub
     constexpr int kThreads = dct_threads<Real>();
     const DctGroup& g = groups[block_group[blockIdx.x]];
     long long first = 0;
-    const long long planes = plane_slab(g, blockIdx.x, first);
+    const int planes = plane_slab(g, blockIdx.x, first);
     const unsigned cells = static_cast<unsigned>(planes * g.shape.nx * g.shape.ny);
     const long long base = g.offset + first;
     Real* copy = reinterpret_cast<Real*>(dct_smem);
@@ -780,7 +780,7 @@ inline void emulate_dct_plane(const DctPlan& p, const std::vector<DctGroup>& gro
         for (size_t blk = 0; blk < p.plane_group[l].size(); ++blk) {
             const DctGroup& g = groups[static_cast<size_t>(p.plane_group[l][blk])];
             long long first = 0;
-            const long long planes = plane_slab(g, static_cast<long long>(blk), first);
+            const int planes = plane_slab(g, static_cast<long long>(blk), first);
             const long long cells = planes * g.shape.nx * g.shape.ny;
             const long long base = g.offset + first;
             std::vector<Real> copy(in + base, in + base + cells);

@@ -77,12 +77,12 @@ inline bool is_plane(const GroupShape& s, size_t limit) {
 
 // The slab of block `block` of a plane group: its planes (the last slab may hold fewer than
 // plane_slab) and its first cell in the group.
-ARDENT_HD __forceinline__ long long plane_slab(const DctGroup& g, long long block,
-                                               long long& first_cell) {
+ARDENT_HD __forceinline__ int plane_slab(const DctGroup& g, long long block,
+                                         long long& first_cell) {
     const long long first = (block - g.first_plane) * g.plane_slab;
     const long long left = g.shape.count * g.shape.nz - first;
     first_cell = first * g.shape.nx * g.shape.ny;
-    return left < g.plane_slab ? left : g.plane_slab;
+    return static_cast<int>(left < g.plane_slab ? left : g.plane_slab);
 }
 
 // One axis of a slab of `planes` planes of 2^lx x 2^ly cells in shared memory (`data`), in place:
@@ -90,13 +90,13 @@ ARDENT_HD __forceinline__ long long plane_slab(const DctGroup& g, long long bloc
 // (REDFT10) or inverse (REDFT01). The caller meets the whole block afterwards.
 #pragma nv_exec_check_disable
 template <typename Real, int LN, bool Inverse, typename Block>
-ARDENT_HD __forceinline__ void plane_axis(Block& b, int lx, int ly, long long planes, int axis,
+ARDENT_HD __forceinline__ void plane_axis(Block& b, int lx, int ly, int planes, int axis,
                                           int w, typename Cplx<Real>::type* work,
                                           const typename Cplx<Real>::type* roots, Real* data) {
     using S = LineShape<Real, LN>;
     const Lines<true> ls(lx, ly, planes, axis);
-    if (static_cast<long long>(w) << S::LL >= ls.count) return;
-    const Tile<Real, true> tile{ls, static_cast<long long>(w) << S::LL, work, roots};
+    if (w << S::LL >= ls.count) return;
+    const Tile<Real, true> tile{ls, w << S::LL, work, roots};
     if constexpr (Inverse)
         inverse_tile<Real, LN>(b, tile, data, data, nullptr);
     else

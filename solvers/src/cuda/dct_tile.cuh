@@ -309,22 +309,25 @@ struct DctGroup {
 // The lines along `axis` of a group, in an order where consecutive lines are consecutive x
 // (or, for the x axis, consecutive rows). Pow2: every side of the group is a power of two, and
 // indices are shifts and masks; otherwise (a direct side anywhere in the group, whichever axis is
-// transformed) divisions by the sides, in 32 bits: a group's cells are int32 air indices. The
-// kernels are compiled for each (dct_kernels.cuh), so the power-of-two groups' tiles hold none of
-// the divisions' registers and instructions.
+// transformed) divisions by the sides. The kernels are compiled for each (dct_kernels.cuh), so
+// the power-of-two groups' tiles hold none of the divisions' registers and instructions. Lines
+// and cells are counted from the group's first in 32 bits: a group has fewer than 2^31 cells
+// (add_dct_group), and the tiles are bound by their instructions, of which 64-bit index
+// arithmetic took two for one and the z kernel's mode batches spilled its registers.
 template <bool Pow2>
 struct Lines;
 
 template <>
 struct Lines<true> {
-    int ln;           // log2 of the points per line
-    long long count;  // lines in the group
-    int ls;           // log2 of the stride between a line's points
+    int ln;     // log2 of the points per line
+    int count;  // lines in the group
+    int ls;     // log2 of the stride between a line's points
     int axis, lx, ly, lxy, lcells;
 
     ARDENT_HD Lines(const DctGroup& g, int a)
         : ln(g.log2n[a]),
-          count(g.shape.count << (g.log2n[0] + g.log2n[1] + g.log2n[2] - g.log2n[a])),
+          count(static_cast<int>(g.shape.count
+                                 << (g.log2n[0] + g.log2n[1] + g.log2n[2] - g.log2n[a]))),
           ls(a == 0   ? 0
              : a == 1 ? g.log2n[0]
                       : g.log2n[0] + g.log2n[1]),
@@ -334,7 +337,7 @@ struct Lines<true> {
           lxy(g.log2n[0] + g.log2n[1]),
           lcells(g.log2n[0] + g.log2n[1] + g.log2n[2]) {}
     // The x (a = 0) or y (a = 1) lines of `planes` consecutive 2^lx x 2^ly planes (dct_plane.cuh).
-    ARDENT_HD Lines(int log2x, int log2y, long long planes, int a)
+    ARDENT_HD Lines(int log2x, int log2y, int planes, int a)
         : ln(a == 0 ? log2x : log2y),
           count(planes << (a == 0 ? log2y : log2x)),
           ls(a == 0 ? 0 : log2x),
@@ -344,28 +347,28 @@ struct Lines<true> {
           lxy(log2x + log2y),
           lcells(log2x + log2y) {}
 
-    ARDENT_HD long long base(long long l) const {
+    ARDENT_HD int base(int l) const {
         if (axis == 0) return l << lx;
-        const long long x = l & ((1LL << lx) - 1), r = l >> lx;
-        if (axis == 1) return (r << lxy) + x;                                // r = (p, z)
-        return ((r >> ly) << lcells) + ((r & ((1LL << ly) - 1)) << lx) + x;  // r = (p, y)
+        const int x = l & ((1 << lx) - 1), r = l >> lx;
+        if (axis == 1) return (r << lxy) + x;                               // r = (p, z)
+        return ((r >> ly) << lcells) + ((r & ((1 << ly) - 1)) << lx) + x;  // r = (p, y)
     }
     // Offset of a line's point k from its base.
-    ARDENT_HD long long step(int k) const { return static_cast<long long>(k) << ls; }
+    ARDENT_HD int step(int k) const { return k << ls; }
     // The mode coefficient of a group index (the partitions share them) and a partition's cells;
     // taken once per tile, so the mask is computed once.
     struct Coefs {
-        long long mask;
-        ARDENT_HD long long cells() const { return mask + 1; }
-        ARDENT_HD long long operator()(long long g) const { return g & mask; }
+        int mask;
+        ARDENT_HD int cells() const { return mask + 1; }
+        ARDENT_HD int operator()(int g) const { return g & mask; }
     };
-    ARDENT_HD Coefs coefs() const { return {(1LL << lcells) - 1}; }
+    ARDENT_HD Coefs coefs() const { return {(1 << lcells) - 1}; }
 };
 
 template <>
 struct Lines<false> {
-    int ln;           // log2 of the points per line (-1 on a direct axis)
-    long long count;  // lines in the group
+    int ln;     // log2 of the points per line (-1 on a direct axis)
+    int count;  // lines in the group
     int axis;
     int stride;                    // a line's point stride
     unsigned xy, cells;            // a partition's cells in one z plane and in all
@@ -383,23 +386,23 @@ struct Lines<false> {
           by_x(g.by_x),
           by_y(g.by_y),
           by_cells(g.by_cells) {
-        count = g.shape.count * (cells / side(g.shape, a));
+        count = static_cast<int>(g.shape.count * (cells / side(g.shape, a)));
     }
 
-    ARDENT_HD long long base(long long l) const {
+    ARDENT_HD int base(int l) const {
         const unsigned u = static_cast<unsigned>(l);
-        if (axis == 0) return static_cast<long long>(u) * by_x.d;
+        if (axis == 0) return static_cast<int>(u * by_x.d);
         const unsigned r = by_x.div(u), x = u - r * by_x.d;
-        if (axis == 1) return static_cast<long long>(r) * xy + x;
+        if (axis == 1) return static_cast<int>(r * xy + x);
         const unsigned p = by_y.div(r), y = r - p * by_y.d;
-        return static_cast<long long>(p) * cells + static_cast<long long>(y) * by_x.d + x;
+        return static_cast<int>(p * cells + y * by_x.d + x);
     }
-    ARDENT_HD long long step(int k) const { return static_cast<long long>(k) * stride; }
+    ARDENT_HD int step(int k) const { return k * stride; }
     struct Coefs {
         FastDiv by;
-        ARDENT_HD long long cells() const { return by.d; }
-        ARDENT_HD long long operator()(long long g) const {
-            return static_cast<long long>(by.mod(static_cast<unsigned>(g)));
+        ARDENT_HD int cells() const { return static_cast<int>(by.d); }
+        ARDENT_HD int operator()(int g) const {
+            return static_cast<int>(by.mod(static_cast<unsigned>(g)));
         }
     };
     ARDENT_HD Coefs coefs() const { return {by_cells}; }
@@ -408,7 +411,7 @@ struct Lines<false> {
 template <typename Real, bool Pow2>
 struct Tile {
     Lines<Pow2> ls;
-    long long first;                         // first line
+    int first;                               // first line
     typename Cplx<Real>::type* work;         // shared memory: CS complex entries per line
     const typename Cplx<Real>::type* roots;  // the twiddle table (dct_twiddles)
 };
@@ -417,7 +420,8 @@ template <typename Real, int LN, bool Pow2>
 ARDENT_HD __forceinline__ Tile<Real, Pow2> make_tile(const DctGroup& g, int axis, long long block,
                                                      void* smem,
                                                      const typename Cplx<Real>::type* roots) {
-    return {Lines<Pow2>(g, axis), (block - g.first_block[axis]) << LineShape<Real, LN>::LL,
+    return {Lines<Pow2>(g, axis),
+            static_cast<int>((block - g.first_block[axis]) << LineShape<Real, LN>::LL),
             static_cast<typename Cplx<Real>::type*>(smem), roots};
 }
 
@@ -425,8 +429,8 @@ ARDENT_HD __forceinline__ Tile<Real, Pow2> make_tile(const DctGroup& g, int axis
 // the line and its index in the group (-1 past the group's last line). On x consecutive threads
 // walk along a tile that is one contiguous run; on y and z across lines (consecutive x).
 template <typename S, bool Pow2>
-ARDENT_HD __forceinline__ long long element(const Lines<Pow2>& ls, long long first, int tid, int j,
-                                            int& i, int& k) {
+ARDENT_HD __forceinline__ int element(const Lines<Pow2>& ls, int first, int tid, int j, int& i,
+                                      int& k) {
     if (ls.axis == 0) {
         const int e = tid + j * S::kThreads;
         i = e >> S::kLN;
@@ -557,14 +561,14 @@ ARDENT_HD __forceinline__ void load_lines(Block& b, const Tile<Real, Pow2>& t, c
 #pragma unroll
         for (int j = 0; j < S::kPer; ++j) {
             int i, k;
-            const long long g = element<S>(t.ls, t.first, tid, j, i, k);
+            const int g = element<S>(t.ls, t.first, tid, j, i, k);
             real_at(r.v, j) = g >= 0 ? in[g] : Real(0);
         }
         if (clear) {
 #pragma unroll
             for (int j = 0; j < S::kPer; ++j) {
                 int i, k;
-                const long long g = element<S>(t.ls, t.first, tid, j, i, k);
+                const int g = element<S>(t.ls, t.first, tid, j, i, k);
                 if (g >= 0) clear[g] = Real(0);
             }
         }
@@ -587,7 +591,7 @@ ARDENT_HD __forceinline__ void store_packed(Block& b, const Tile<Real, Pow2>& t,
 #pragma unroll
         for (int j = 0; j < S::kPer; ++j) {
             int i, k;
-            const long long g = element<S>(t.ls, t.first, tid, j, i, k);
+            const int g = element<S>(t.ls, t.first, tid, j, i, k);
             if (g >= 0) out[g] = w[2 * i * S::CS + makhoul_pos(k, S::N)];
         }
     });
@@ -673,7 +677,7 @@ ARDENT_HD __forceinline__ void store_bins(Block& b, const Tile<Real, Pow2>& t, R
             item_forward<S>(t.work + i * S::CS, kk, t.roots, v);
             const int n = item_bins<S>(kk, bin);
             if (t.first + i >= t.ls.count) continue;
-            const long long base = t.ls.base(t.first + i);
+            const int base = t.ls.base(t.first + i);
 #pragma unroll
             for (int q = 0; q < 4; ++q)
                 if (q < n) out[base + t.ls.step(bin[q])] = v[q];
@@ -751,7 +755,7 @@ ARDENT_HD __forceinline__ void forward_tile(Block& b, const Tile<Real, Pow2>& t,
     if constexpr (LN == 0) {
         b.run([&](int tid, Regs<Real, LN>&) {
             int i, k;
-            const long long g = element<S>(t.ls, t.first, tid, 0, i, k);
+            const int g = element<S>(t.ls, t.first, tid, 0, i, k);
             if (g >= 0) data[g] *= 2;
         });
     } else {
@@ -771,7 +775,7 @@ ARDENT_HD __forceinline__ void inverse_tile(Block& b, const Tile<Real, Pow2>& t,
     if constexpr (LN == 0) {
         b.run([&](int tid, Regs<Real, LN>&) {
             int i, k;
-            const long long g = element<S>(t.ls, t.first, tid, 0, i, k);
+            const int g = element<S>(t.ls, t.first, tid, 0, i, k);
             if (g < 0) return;
             const Real v = in[g];
             if (clear) clear[g] = Real(0);
@@ -812,8 +816,8 @@ inline constexpr int kModeBatch = 4;
 // one mode at a time, the store to `old` might alias the next mode's reads as far as the compiler
 // knows, so each mode waited a whole memory latency for its reads.
 template <int B, typename Real, typename Slot>
-ARDENT_HD __forceinline__ void advance_modes(const ModeArrays<Real>& m, const long long (&g)[B],
-                                             const long long (&c)[B], Real* work,
+ARDENT_HD __forceinline__ void advance_modes(const ModeArrays<Real>& m, const int (&g)[B],
+                                             const int (&c)[B], Real* work,
                                              const Slot (&slot)[B], bool init, Real init_scale) {
     Real f[B], a[B], b[B], cur[B], old[B], phi[B];
 #pragma unroll
@@ -850,8 +854,8 @@ ARDENT_HD __forceinline__ void z_modes_tile(Block& b, const Tile<Real, Pow2>& t,
     if constexpr (LN == 0) {
         b.run([&](int tid, Regs<Real, LN>&) {
             int i, k;
-            const long long g[1] = {element<S>(t.ls, t.first, tid, 0, i, k)};
-            const long long c[1] = {g[0] >= 0 ? coef(g[0]) : 0};
+            const int g[1] = {element<S>(t.ls, t.first, tid, 0, i, k)};
+            const int c[1] = {g[0] >= 0 ? coef(g[0]) : 0};
             if (g[0] >= 0) data[g[0]] *= 2;  // a one-point line's REDFT10
             advance_modes(m, g, c, data, g, init, init_scale);
         });
@@ -864,8 +868,7 @@ ARDENT_HD __forceinline__ void z_modes_tile(Block& b, const Tile<Real, Pow2>& t,
             constexpr int B = S::kPer < kModeBatch ? S::kPer : kModeBatch;
 #pragma unroll
             for (int j0 = 0; j0 < S::kPer; j0 += B) {
-                long long g[B], c[B];
-                int slot[B];
+                int g[B], c[B], slot[B];
 #pragma unroll
                 for (int j = 0; j < B; ++j) {
                     int i, k;
