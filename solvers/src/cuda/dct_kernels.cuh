@@ -528,7 +528,7 @@ inline cudaError_t configure_dct_kernels(const DctPlan& p) {
     return e;
 }
 
-// A second stream for the launches of a pass: its kernel classes and kinds are independent (they
+// A side stream for the launches of a pass: its kernel classes and kinds are independent (they
 // cover different groups), and the smaller launches run beside the largest instead of after it.
 // A class of a few hundred 3-blocks-per-SM blocks filled 1.5 waves alone, the second half empty.
 struct DctSideStream {
@@ -538,10 +538,10 @@ struct DctSideStream {
 
 // Calls launch(class constant, kind constant, the kind's first block, stream) for every class
 // and kind with blocks along `axis`: the one with the most blocks on `stream`, the others on the
-// side stream, joined back into `stream`.
+// `sides` side streams in turn, joined back into `stream`.
 template <typename F>
 inline void launch_classes(const DctPlan& p, int axis, cudaStream_t stream,
-                           const DctSideStream* side, F&& launch) {
+                           const DctSideStream* side, int sides, F&& launch) {
     int launches = 0, main_class = 0, main_kind = 0;
     for (int c = 0; c < kDctClasses; ++c)
         for (int k = 0; k < kKinds; ++k)
@@ -553,33 +553,36 @@ inline void launch_classes(const DctPlan& p, int axis, cudaStream_t stream,
                 ++launches;
             }
     const bool split = side && side->stream && launches > 1;
-    if (split) {
-        cudaEventRecord(side->fork, stream);
-        cudaStreamWaitEvent(side->stream, side->fork, 0);
-    }
+    const int used = split ? std::min(sides, launches - 1) : 0;
+    if (split) cudaEventRecord(side->fork, stream);
+    for (int s = 0; s < used; ++s)
+        cudaStreamWaitEvent(side[s].stream, side->fork, 0);
+    int next = 0;
     for_each_kernel([&](auto cc, auto kc) {
         constexpr int c = decltype(cc)::value, k = decltype(kc)::value;
         if (p.blocks[c][axis][k] == 0) return;
         const bool main = c == main_class && k == main_kind;
         launch(cc, kc, k == kPure ? 0u : p.blocks[c][axis][kPure],
-               split && !main ? side->stream : stream);
+               split && !main ? side[next++ % used].stream : stream);
     });
-    if (split) {
-        cudaEventRecord(side->join, side->stream);
-        cudaStreamWaitEvent(stream, side->join, 0);
+    for (int s = 0; s < used; ++s) {
+        cudaEventRecord(side[s].join, side[s].stream);
+        cudaStreamWaitEvent(stream, side[s].join, 0);
     }
 }
 
 // Forward DCT along `axis` (x or y) of every group, in place.
 template <typename Real>
 inline void launch_dct_forward(const DctPlan& p, const DctDevice<Real>& d, int axis, Real* field,
-                               cudaStream_t stream, const DctSideStream* side = nullptr) {
-    launch_classes(p, axis, stream, side, [&](auto cc, auto kc, unsigned first, cudaStream_t s) {
-        constexpr int c = decltype(cc)::value, k = decltype(kc)::value;
-        dct_forward<Real, c, k == kPure>
-            <<<p.blocks[c][axis][k], dct_threads<Real>(), p.shared[c][axis][k], s>>>(
-                d.groups, d.block_group[c][axis] + first, axis, d.roots, d.direct, field);
-    });
+                               cudaStream_t stream, const DctSideStream* side = nullptr,
+                               int sides = 1) {
+    launch_classes(
+        p, axis, stream, side, sides, [&](auto cc, auto kc, unsigned first, cudaStream_t s) {
+            constexpr int c = decltype(cc)::value, k = decltype(kc)::value;
+            dct_forward<Real, c, k == kPure>
+                <<<p.blocks[c][axis][k], dct_threads<Real>(), p.shared[c][axis][k], s>>>(
+                    d.groups, d.block_group[c][axis] + first, axis, d.roots, d.direct, field);
+        });
 }
 
 // Inverse DCT along `axis` (x or y) of every group, from `in` to `out` (which may be `in`);
@@ -587,26 +590,29 @@ inline void launch_dct_forward(const DctPlan& p, const DctDevice<Real>& d, int a
 template <typename Real>
 inline void launch_dct_inverse(const DctPlan& p, const DctDevice<Real>& d, int axis, const Real* in,
                                Real* out, Real* clear, cudaStream_t stream,
-                               const DctSideStream* side = nullptr) {
-    launch_classes(p, axis, stream, side, [&](auto cc, auto kc, unsigned first, cudaStream_t s) {
-        constexpr int c = decltype(cc)::value, k = decltype(kc)::value;
-        dct_inverse<Real, c, k == kPure>
-            <<<p.blocks[c][axis][k], dct_threads<Real>(), p.shared[c][axis][k], s>>>(
-                d.groups, d.block_group[c][axis] + first, axis, d.roots, d.direct, in, out, clear);
-    });
+                               const DctSideStream* side = nullptr, int sides = 1) {
+    launch_classes(p, axis, stream, side, sides,
+                   [&](auto cc, auto kc, unsigned first, cudaStream_t s) {
+                       constexpr int c = decltype(cc)::value, k = decltype(kc)::value;
+                       dct_inverse<Real, c, k == kPure>
+                           <<<p.blocks[c][axis][k], dct_threads<Real>(), p.shared[c][axis][k], s>>>(
+                               d.groups, d.block_group[c][axis] + first, axis, d.roots, d.direct,
+                               in, out, clear);
+                   });
 }
 
 // Forward z DCT, mode update (or, for `init`, the modes of the initial field), inverse z DCT.
 template <typename Real>
 inline void launch_dct_z_modes(const DctPlan& p, const DctDevice<Real>& d, Real* field,
                                const ModeArrays<Real>& m, bool init, cudaStream_t stream,
-                               const DctSideStream* side = nullptr) {
-    launch_classes(p, 2, stream, side, [&](auto cc, auto kc, unsigned first, cudaStream_t s) {
-        constexpr int c = decltype(cc)::value, k = decltype(kc)::value;
-        dct_z_modes<Real, c, k == kPure>
-            <<<p.blocks[c][2][k], dct_threads<Real>(), p.shared[c][2][k], s>>>(
-                d.groups, d.block_group[c][2] + first, d.roots, d.direct, field, m, init);
-    });
+                               const DctSideStream* side = nullptr, int sides = 1) {
+    launch_classes(
+        p, 2, stream, side, sides, [&](auto cc, auto kc, unsigned first, cudaStream_t s) {
+            constexpr int c = decltype(cc)::value, k = decltype(kc)::value;
+            dct_z_modes<Real, c, k == kPure>
+                <<<p.blocks[c][2][k], dct_threads<Real>(), p.shared[c][2][k], s>>>(
+                    d.groups, d.block_group[c][2] + first, d.roots, d.direct, field, m, init);
+        });
 }
 
 // The compact groups' forward DCT, mode update (or, for `init`, the modes of the initial field)

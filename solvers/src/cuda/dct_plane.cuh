@@ -90,8 +90,8 @@ ARDENT_HD __forceinline__ int plane_slab(const DctGroup& g, long long block,
 // (REDFT10) or inverse (REDFT01). The caller meets the whole block afterwards.
 #pragma nv_exec_check_disable
 template <typename Real, int LN, bool Inverse, typename Block>
-ARDENT_HD __forceinline__ void plane_axis(Block& b, int lx, int ly, int planes, int axis,
-                                          int w, typename Cplx<Real>::type* work,
+ARDENT_HD __forceinline__ void plane_axis(Block& b, int lx, int ly, int planes, int axis, int w,
+                                          typename Cplx<Real>::type* work,
                                           const typename Cplx<Real>::type* roots, Real* data) {
     using S = LineShape<Real, LN>;
     const Lines<true> ls(lx, ly, planes, axis);

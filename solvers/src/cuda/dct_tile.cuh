@@ -350,7 +350,7 @@ struct Lines<true> {
     ARDENT_HD int base(int l) const {
         if (axis == 0) return l << lx;
         const int x = l & ((1 << lx) - 1), r = l >> lx;
-        if (axis == 1) return (r << lxy) + x;                               // r = (p, z)
+        if (axis == 1) return (r << lxy) + x;                              // r = (p, z)
         return ((r >> ly) << lcells) + ((r & ((1 << ly) - 1)) << lx) + x;  // r = (p, y)
     }
     // Offset of a line's point k from its base.
@@ -425,21 +425,33 @@ ARDENT_HD __forceinline__ Tile<Real, Pow2> make_tile(const DctGroup& g, int axis
             static_cast<typename Cplx<Real>::type*>(smem), roots};
 }
 
-// Element j of thread tid in loads, stores and the mode update: its line i, its position k along
-// the line and its index in the group (-1 past the group's last line). On x consecutive threads
-// walk along a tile that is one contiguous run; on y and z across lines (consecutive x).
-template <typename S, bool Pow2>
-ARDENT_HD __forceinline__ int element(const Lines<Pow2>& ls, int first, int tid, int j, int& i,
+// The line a thread takes on y and z in loads, stores, the mode update and the bins' stores
+// (there all of a thread's elements and items lie on line tid & (L - 1)): its first cell in the
+// group, -1 past the group's last line. Found once per phase: found per element, its shifts and
+// masks were most of the z kernel's instructions (the compiler did not merge them). 0 on x.
+template <typename S, typename Real, bool Pow2>
+ARDENT_HD __forceinline__ int thread_line(const Tile<Real, Pow2>& t, int tid) {
+    if (t.ls.axis == 0) return 0;
+    const int i = tid & (S::L - 1);
+    return t.first + i < t.ls.count ? t.ls.base(t.first + i) : -1;
+}
+
+// Element j of thread tid in loads, stores and the mode update (`line`: thread_line): its line
+// i, its position k along the line and its index in the group (-1 past the group's last line).
+// On x consecutive threads walk along a tile that is one contiguous run; on y and z across lines
+// (consecutive x).
+template <typename S, typename Real, bool Pow2>
+ARDENT_HD __forceinline__ int element(const Tile<Real, Pow2>& t, int line, int tid, int j, int& i,
                                       int& k) {
-    if (ls.axis == 0) {
+    if (t.ls.axis == 0) {
         const int e = tid + j * S::kThreads;
         i = e >> S::kLN;
         k = e & (S::N - 1);
-        return first + i < ls.count ? (first << ls.ln) + e : -1;
+        return t.first + i < t.ls.count ? (t.first << t.ls.ln) + e : -1;
     }
     i = tid & (S::L - 1);
     k = (tid >> S::LL) + j * S::T;
-    return first + i < ls.count ? ls.base(first + i) + ls.step(k) : -1;
+    return line >= 0 ? line + t.ls.step(k) : -1;
 }
 
 // Item j of thread tid in the spectrum's pre- and post-processing: its line i and kk in [0, H).
@@ -558,24 +570,25 @@ ARDENT_HD __forceinline__ void load_lines(Block& b, const Tile<Real, Pow2>& t, c
     using S = LineShape<Real, LN>;
     b.phase([&](int tid, Regs<Real, LN>& r) {
         Real* w = reinterpret_cast<Real*>(t.work);
+        const int line = thread_line<S>(t, tid);
 #pragma unroll
         for (int j = 0; j < S::kPer; ++j) {
             int i, k;
-            const int g = element<S>(t.ls, t.first, tid, j, i, k);
+            const int g = element<S>(t, line, tid, j, i, k);
             real_at(r.v, j) = g >= 0 ? in[g] : Real(0);
         }
         if (clear) {
 #pragma unroll
             for (int j = 0; j < S::kPer; ++j) {
                 int i, k;
-                const int g = element<S>(t.ls, t.first, tid, j, i, k);
+                const int g = element<S>(t, line, tid, j, i, k);
                 if (g >= 0) clear[g] = Real(0);
             }
         }
 #pragma unroll
         for (int j = 0; j < S::kPer; ++j) {
             int i, k;
-            element<S>(t.ls, t.first, tid, j, i, k);
+            element<S>(t, line, tid, j, i, k);
             w[2 * i * S::CS + (Packed ? makhoul_pos(k, S::N) : k)] = real_at(r.v, j);
         }
     });
@@ -588,10 +601,11 @@ ARDENT_HD __forceinline__ void store_packed(Block& b, const Tile<Real, Pow2>& t,
     using S = LineShape<Real, LN>;
     b.run([&](int tid, Regs<Real, LN>&) {
         const Real* w = reinterpret_cast<const Real*>(t.work);
+        const int line = thread_line<S>(t, tid);
 #pragma unroll
         for (int j = 0; j < S::kPer; ++j) {
             int i, k;
-            const int g = element<S>(t.ls, t.first, tid, j, i, k);
+            const int g = element<S>(t, line, tid, j, i, k);
             if (g >= 0) out[g] = w[2 * i * S::CS + makhoul_pos(k, S::N)];
         }
     });
@@ -669,6 +683,7 @@ template <typename Real, int LN, typename Block, bool Pow2>
 ARDENT_HD __forceinline__ void store_bins(Block& b, const Tile<Real, Pow2>& t, Real* out) {
     using S = LineShape<Real, LN>;
     b.run([&](int tid, Regs<Real, LN>&) {
+        const int line = thread_line<S>(t, tid);  // on y and z, every item's (item's i)
 #pragma unroll
         for (int j = 0; j < S::kItems; ++j) {
             int i, kk, bin[4];
@@ -676,8 +691,10 @@ ARDENT_HD __forceinline__ void store_bins(Block& b, const Tile<Real, Pow2>& t, R
             Real v[4];
             item_forward<S>(t.work + i * S::CS, kk, t.roots, v);
             const int n = item_bins<S>(kk, bin);
-            if (t.first + i >= t.ls.count) continue;
-            const int base = t.ls.base(t.first + i);
+            const int base = t.ls.axis != 0             ? line
+                             : t.first + i < t.ls.count ? t.ls.base(t.first + i)
+                                                        : -1;
+            if (base < 0) continue;
 #pragma unroll
             for (int q = 0; q < 4; ++q)
                 if (q < n) out[base + t.ls.step(bin[q])] = v[q];
@@ -755,7 +772,7 @@ ARDENT_HD __forceinline__ void forward_tile(Block& b, const Tile<Real, Pow2>& t,
     if constexpr (LN == 0) {
         b.run([&](int tid, Regs<Real, LN>&) {
             int i, k;
-            const int g = element<S>(t.ls, t.first, tid, 0, i, k);
+            const int g = element<S>(t, thread_line<S>(t, tid), tid, 0, i, k);
             if (g >= 0) data[g] *= 2;
         });
     } else {
@@ -775,7 +792,7 @@ ARDENT_HD __forceinline__ void inverse_tile(Block& b, const Tile<Real, Pow2>& t,
     if constexpr (LN == 0) {
         b.run([&](int tid, Regs<Real, LN>&) {
             int i, k;
-            const int g = element<S>(t.ls, t.first, tid, 0, i, k);
+            const int g = element<S>(t, thread_line<S>(t, tid), tid, 0, i, k);
             if (g < 0) return;
             const Real v = in[g];
             if (clear) clear[g] = Real(0);
@@ -789,7 +806,10 @@ ARDENT_HD __forceinline__ void inverse_tile(Block& b, const Tile<Real, Pow2>& t,
     }
 }
 
-// Mode arrays and coefficients of the z kernel, at the group's first cell and coefficient.
+// Mode arrays and coefficients of the z kernel, and a group's first cell and coefficient in
+// them. The arrays stay the kernel's parameters and the group's start is added to each index:
+// five pointers moved to the group's start held ten registers through a z kernel's phases, and
+// the 128-point lines' kernel spilled them.
 template <typename Real>
 struct ModeArrays {
     Real* cur;
@@ -797,13 +817,15 @@ struct ModeArrays {
     const Real* a;
     const Real* b;
     const Real* phi;
+    int cell0 = 0, coef0 = 0;
 };
 
-// A group's mode arrays: its levels from its first cell, its coefficients from its first one.
+// A group's mode arrays: its levels from its first cell, its coefficients from its first one
+// (fewer than 2^31 of each: add_dct_group).
 template <typename Real>
 ARDENT_HD __forceinline__ ModeArrays<Real> group_modes(const ModeArrays<Real>& m,
                                                        const DctGroup& g) {
-    return {m.cur + g.offset, m.old + g.offset, m.a + g.coef, m.b + g.coef, m.phi + g.coef};
+    return {m.cur, m.old, m.a, m.b, m.phi, static_cast<int>(g.offset), static_cast<int>(g.coef)};
 }
 
 // Modes per batch of advance_modes.
@@ -817,27 +839,27 @@ inline constexpr int kModeBatch = 4;
 // knows, so each mode waited a whole memory latency for its reads.
 template <int B, typename Real, typename Slot>
 ARDENT_HD __forceinline__ void advance_modes(const ModeArrays<Real>& m, const int (&g)[B],
-                                             const int (&c)[B], Real* work,
-                                             const Slot (&slot)[B], bool init, Real init_scale) {
+                                             const int (&c)[B], Real* work, const Slot (&slot)[B],
+                                             bool init, Real init_scale) {
     Real f[B], a[B], b[B], cur[B], old[B], phi[B];
 #pragma unroll
     for (int j = 0; j < B; ++j) {
         f[j] = a[j] = b[j] = cur[j] = old[j] = phi[j] = Real(0);
         if (g[j] < 0) continue;
         f[j] = work[slot[j]];
-        phi[j] = m.phi[c[j]];
+        phi[j] = m.phi[m.coef0 + c[j]];
         if (init) continue;
-        a[j] = m.a[c[j]];
-        b[j] = m.b[c[j]];
-        cur[j] = m.cur[g[j]];
-        old[j] = m.old[g[j]];
+        a[j] = m.a[m.coef0 + c[j]];
+        b[j] = m.b[m.coef0 + c[j]];
+        cur[j] = m.cur[m.cell0 + g[j]];
+        old[j] = m.old[m.cell0 + g[j]];
     }
 #pragma unroll
     for (int j = 0; j < B; ++j) {
         if (g[j] < 0) continue;
         const Real pn = init ? f[j] * init_scale : mode_update(a[j], b[j], cur[j], old[j], f[j]);
-        if (init) m.cur[g[j]] = pn;
-        m.old[g[j]] = pn;
+        if (init) m.cur[m.cell0 + g[j]] = pn;
+        m.old[m.cell0 + g[j]] = pn;
         work[slot[j]] = phi[j] * pn;
     }
 }
@@ -854,7 +876,7 @@ ARDENT_HD __forceinline__ void z_modes_tile(Block& b, const Tile<Real, Pow2>& t,
     if constexpr (LN == 0) {
         b.run([&](int tid, Regs<Real, LN>&) {
             int i, k;
-            const int g[1] = {element<S>(t.ls, t.first, tid, 0, i, k)};
+            const int g[1] = {element<S>(t, thread_line<S>(t, tid), tid, 0, i, k)};
             const int c[1] = {g[0] >= 0 ? coef(g[0]) : 0};
             if (g[0] >= 0) data[g[0]] *= 2;  // a one-point line's REDFT10
             advance_modes(m, g, c, data, g, init, init_scale);
@@ -866,14 +888,17 @@ ARDENT_HD __forceinline__ void z_modes_tile(Block& b, const Tile<Real, Pow2>& t,
         b.phase([&](int tid, Regs<Real, LN>&) {
             Real* w = reinterpret_cast<Real*>(t.work);
             constexpr int B = S::kPer < kModeBatch ? S::kPer : kModeBatch;
+            const int line = thread_line<S>(t, tid);
+            // A z line's coefficients lie along it as its cells do (a line stays in its partition).
+            const int coef_line = line >= 0 ? coef(line) : 0;
 #pragma unroll
             for (int j0 = 0; j0 < S::kPer; j0 += B) {
                 int g[B], c[B], slot[B];
 #pragma unroll
                 for (int j = 0; j < B; ++j) {
                     int i, k;
-                    g[j] = element<S>(t.ls, t.first, tid, j0 + j, i, k);
-                    c[j] = g[j] >= 0 ? coef(g[j]) : 0;
+                    g[j] = element<S>(t, line, tid, j0 + j, i, k);
+                    c[j] = g[j] < 0 ? 0 : t.ls.axis == 0 ? coef(g[j]) : coef_line + (g[j] - line);
                     slot[j] = 2 * i * S::CS + k;
                 }
                 advance_modes(m, g, c, w, slot, init, init_scale);
