@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <limits>
 #include <map>
 #include <stdexcept>
+#include <string>
 #include <unordered_map>
 
+#include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/estimate.h"
 #include "ardent/preprocess/wall_admittance.h"
 #include "ardent/solvers/ard_wall_fit.h"
@@ -155,6 +158,14 @@ template void build_mode_tables<float>(const Layout&, std::vector<size_t>&, std:
 template void build_mode_tables<double>(const Layout&, std::vector<size_t>&, std::vector<double>&,
                                         std::vector<double>&, std::vector<double>&);
 
+void check_cell_indices(const std::string& scene, size_t cells) {
+    constexpr auto most = static_cast<size_t>(std::numeric_limits<int32_t>::max());
+    if (cells <= most) return;
+    throw ResourceError(scene + ": the ARD solver's field would have " + std::to_string(cells) +
+                        " cells, and it numbers them with 32 bits (at most " +
+                        std::to_string(most) + "). Lower simulation.max_frequency.");
+}
+
 Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, double courant,
                     bool receiver_gradients) {
     Layout L;
@@ -197,6 +208,7 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
         offset += P.cells();
     }
     L.air_cells = L.owned_air_cells = offset;
+    check_cell_indices(p.scene.display_name(), L.air_cells);
 
     L.cell_index.assign(g.count(), -1);
     for (const PartitionSlot& s : L.partitions) {
@@ -611,6 +623,7 @@ Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, do
     }
     L.pml_cells = L.pml.size() * static_cast<size_t>(L.pml_depth);
     L.ghost_cells = L.ghost_offsets.size() - 1;
+    check_cell_indices(p.scene.display_name(), L.field_cells());
     L.pml_ghosts = ghost0;
     // Ghost references (-2 - g) become field indices.
     const auto ghost_base = static_cast<int32_t>(L.air_cells + L.pml_cells);

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ardent/preprocess/preprocess.h"
@@ -250,6 +251,10 @@ inline double pml_face_decay(double sigma_max, int f, int depth, double dt) {
 template <typename Real>
 void build_mode_tables(const Layout& L, std::vector<size_t>& offsets, std::vector<Real>& a,
                        std::vector<Real>& b, std::vector<Real>& phi);
+
+// Throws ResourceError, naming `scene`, when a field of `cells` cells cannot be numbered with the
+// layout's int32 cell indices (the CUDA backend's DCT tiles count a group's cells in 32 bits too).
+void check_cell_indices(const std::string& scene, size_t cells);
 
 // courant: c*dt/h, 0 for kArdCourant.
 Layout build_layout(const Preprocessed& p, size_t source, bool listener_grid, double courant = 0,
