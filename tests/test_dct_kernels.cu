@@ -178,15 +178,14 @@ DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device, bool
     dev.direct = d_direct;
     EXPECT_EQ(configure_dct_kernels<Real>(plan), cudaSuccess);
     const ModeArrays<Real> m{d_cur, d_old, d_one, d_b, d_one};
-    const cudaStream_t streams[kPlaneLaunches] = {};
     launch_dct_compact<Real>(plan, dev, d_field, d_out, m, init, nullptr);
-    launch_dct_plane<Real>(plan, dev, false, d_field, d_field, nullptr, streams);
+    launch_dct_plane<Real>(plan, dev, false, d_field, d_field, nullptr, nullptr);
     for (int a = 0; a < 2; ++a)
         launch_dct_forward<Real>(plan, dev, a, d_field, nullptr);
     launch_dct_z_modes<Real>(plan, dev, d_field, m, init, nullptr);
     launch_dct_inverse<Real>(plan, dev, 1, d_field, d_field, nullptr, nullptr);
     launch_dct_inverse<Real>(plan, dev, 0, d_field, d_out, d_field, nullptr);
-    launch_dct_plane<Real>(plan, dev, true, d_field, d_out, d_field, streams);
+    launch_dct_plane<Real>(plan, dev, true, d_field, d_out, d_field, nullptr);
     EXPECT_EQ(cudaGetLastError(), cudaSuccess);
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     EXPECT_EQ(

@@ -257,23 +257,13 @@ class ArdCuda final : public Solver, public Profiled {
         step_counter_.allocate(1, t);
         energy_.allocate(1, t);
         ARDENT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-        for (DctSideStream& side : side_) {
-            ARDENT_CUDA_CHECK(cudaStreamCreateWithFlags(&side.stream, cudaStreamNonBlocking));
-            ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&side.fork, cudaEventDisableTiming));
-            ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&side.join, cudaEventDisableTiming));
-        }
-        ARDENT_CUDA_CHECK(cudaStreamCreateWithFlags(&compact_.stream, cudaStreamNonBlocking));
-        ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&compact_.fork, cudaEventDisableTiming));
-        ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&compact_.join, cudaEventDisableTiming));
-        ARDENT_CUDA_CHECK(cudaStreamCreateWithFlags(&forcing_side_.stream, cudaStreamNonBlocking));
-        ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&forcing_side_.fork, cudaEventDisableTiming));
-        ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&forcing_side_.join, cudaEventDisableTiming));
+        for (DctSideStream& side : side_)
+            create_side(side);
+        for (DctSideStream& side : planes_)
+            create_side(side);
+        create_side(compact_);
+        create_side(forcing_side_);
         ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&forcing_side_.ghosts, cudaEventDisableTiming));
-        ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&planes_.fork, cudaEventDisableTiming));
-        for (int l = 0; l < kPlaneLaunches; ++l) {
-            ARDENT_CUDA_CHECK(cudaStreamCreateWithFlags(&planes_.stream[l], cudaStreamNonBlocking));
-            ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&planes_.join[l], cudaEventDisableTiming));
-        }
         mark("PML, receivers, streams");
         dct_groups_.upload(groups_, t);
         for (int c = 0; c < kDctClasses; ++c)
@@ -325,23 +315,13 @@ class ArdCuda final : public Solver, public Profiled {
             if (e) cudaGraphExecDestroy(e);
         for (auto& e : graphs_)
             if (e) cudaGraphExecDestroy(e);
-        for (const DctSideStream& side : side_) {
-            if (side.fork) cudaEventDestroy(side.fork);
-            if (side.join) cudaEventDestroy(side.join);
-            if (side.stream) cudaStreamDestroy(side.stream);
-        }
-        if (compact_.fork) cudaEventDestroy(compact_.fork);
-        if (compact_.join) cudaEventDestroy(compact_.join);
-        if (compact_.stream) cudaStreamDestroy(compact_.stream);
-        if (forcing_side_.fork) cudaEventDestroy(forcing_side_.fork);
-        if (forcing_side_.join) cudaEventDestroy(forcing_side_.join);
+        for (const DctSideStream& side : side_)
+            destroy_side(side);
+        for (const DctSideStream& side : planes_)
+            destroy_side(side);
+        destroy_side(compact_);
         if (forcing_side_.ghosts) cudaEventDestroy(forcing_side_.ghosts);
-        if (forcing_side_.stream) cudaStreamDestroy(forcing_side_.stream);
-        if (planes_.fork) cudaEventDestroy(planes_.fork);
-        for (int l = 0; l < kPlaneLaunches; ++l) {
-            if (planes_.join[l]) cudaEventDestroy(planes_.join[l]);
-            if (planes_.stream[l]) cudaStreamDestroy(planes_.stream[l]);
-        }
+        destroy_side(forcing_side_);
         if (stream_) cudaStreamDestroy(stream_);
     }
 
@@ -687,9 +667,22 @@ class ArdCuda final : public Solver, public Profiled {
         return {modes_[cur].get(), modes_[1 - cur].get(), a_.get(), b_.get(), phi_.get()};
     }
 
-    // The shared-memory limits of the compact DCT class (dct_compact.cuh), kCompactBytes and
-    // kCompactWarpBytes, or ARDENT_DCT_COMPACT_BYTES and ARDENT_DCT_COMPACT_WARP_BYTES where set
-    // (0: none), for measurements.
+    // A side stream and its fork and join events (DctSideStream), and their release.
+    static void create_side(DctSideStream& s) {
+        ARDENT_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
+        ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&s.fork, cudaEventDisableTiming));
+        ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&s.join, cudaEventDisableTiming));
+    }
+    static void destroy_side(const DctSideStream& s) {
+        if (s.fork) cudaEventDestroy(s.fork);
+        if (s.join) cudaEventDestroy(s.join);
+        if (s.stream) cudaStreamDestroy(s.stream);
+    }
+
+    // The shared-memory limits of the compact and plane DCT classes (kCompactBytes,
+    // kCompactWarpBytes, kPlaneBytes, kPlaneSlabBytes), or ARDENT_DCT_COMPACT_BYTES,
+    // ARDENT_DCT_COMPACT_WARP_BYTES, ARDENT_DCT_PLANE_BYTES and ARDENT_DCT_PLANE_SLAB_BYTES where
+    // set (0: none), for measurements.
     static size_t env_bytes(const char* name, size_t fallback) {
         const char* v = std::getenv(name);
         return v && *v ? static_cast<size_t>(std::strtoull(v, nullptr, 10)) : fallback;
@@ -702,14 +695,12 @@ class ArdCuda final : public Solver, public Profiled {
     // of its own beside the line classes' passes; join_compact() joins it back.
     void fork_compact(Real* data, Real* out, int cur, bool init) const {
         if (!has_compact()) return;
-        ARDENT_CUDA_CHECK(cudaEventRecord(compact_.fork, stream_));
-        ARDENT_CUDA_CHECK(cudaStreamWaitEvent(compact_.stream, compact_.fork, 0));
+        ARDENT_CUDA_CHECK(fork_sides(&compact_, 1, stream_));
         launch_dct_compact<Real>(dct_, dct_device(), data, out, mode_arrays(cur), init,
                                  compact_.stream);
-        ARDENT_CUDA_CHECK(cudaEventRecord(compact_.join, compact_.stream));
     }
     void join_compact() const {
-        if (has_compact()) ARDENT_CUDA_CHECK(cudaStreamWaitEvent(stream_, compact_.join, 0));
+        if (has_compact()) ARDENT_CUDA_CHECK(join_sides(&compact_, 1, stream_));
     }
 
     // The plane groups' x and y passes (dct_plane.cuh) on streams of their own, beside the line
@@ -720,17 +711,11 @@ class ArdCuda final : public Solver, public Profiled {
     }
     void fork_planes(bool inverse, const Real* in, Real* out, Real* clear) const {
         if (!has_planes()) return;
-        ARDENT_CUDA_CHECK(cudaEventRecord(planes_.fork, stream_));
-        for (int l = 0; l < kPlaneLaunches; ++l)
-            ARDENT_CUDA_CHECK(cudaStreamWaitEvent(planes_.stream[l], planes_.fork, 0));
-        launch_dct_plane<Real>(dct_, dct_device(), inverse, in, out, clear, planes_.stream);
-        for (int l = 0; l < kPlaneLaunches; ++l)
-            ARDENT_CUDA_CHECK(cudaEventRecord(planes_.join[l], planes_.stream[l]));
+        ARDENT_CUDA_CHECK(fork_sides(planes_, kPlaneLaunches, stream_));
+        launch_dct_plane<Real>(dct_, dct_device(), inverse, in, out, clear, planes_);
     }
     void join_planes() const {
-        if (!has_planes()) return;
-        for (int l = 0; l < kPlaneLaunches; ++l)
-            ARDENT_CUDA_CHECK(cudaStreamWaitEvent(stream_, planes_.join[l], 0));
+        if (has_planes()) ARDENT_CUDA_CHECK(join_sides(planes_, kPlaneLaunches, stream_));
     }
 
     // Forward DCT along x and y of the forcing, in place (the z pass is in modes()).
@@ -901,8 +886,7 @@ class ArdCuda final : public Solver, public Profiled {
     void fork_forcing() const {
         const Layout& L = layout_;
         cudaStream_t side = forcing_side_.stream;
-        ARDENT_CUDA_CHECK(cudaEventRecord(forcing_side_.fork, stream_));
-        ARDENT_CUDA_CHECK(cudaStreamWaitEvent(side, forcing_side_.fork, 0));
+        ARDENT_CUDA_CHECK(fork_sides(&forcing_side_, 1, stream_));
         if (!L.wall_faces.empty()) {
             const long long n = static_cast<long long>(L.wall_faces.size());
             wall_faces_step<<<blocks(n), kBlock, 0, side>>>(
@@ -923,10 +907,9 @@ class ArdCuda final : public Solver, public Profiled {
                     field_.get(), force_.get(), c2h2_);
             });
         }
-        ARDENT_CUDA_CHECK(cudaEventRecord(forcing_side_.join, side));
     }
     void join_forcing() const {
-        ARDENT_CUDA_CHECK(cudaStreamWaitEvent(stream_, forcing_side_.join, 0));
+        ARDENT_CUDA_CHECK(join_sides(&forcing_side_, 1, stream_));
     }
 
     // Ghosts [first, ghost_cells) of `in` into `out` (evaluate_ghosts in step_kernels.cuh).
@@ -1140,10 +1123,7 @@ class ArdCuda final : public Solver, public Profiled {
     struct ForcingSide : DctSideStream {
         cudaEvent_t ghosts = nullptr;  // the field's ghosts evaluated
     } forcing_side_;
-    struct PlaneStreams {  // the plane class's launches, beside the x and y passes
-        cudaStream_t stream[kPlaneLaunches] = {};
-        cudaEvent_t fork = nullptr, join[kPlaneLaunches] = {};
-    } planes_;
+    DctSideStream planes_[kPlaneLaunches];  // the plane class's launches (fork_planes)
     cudaGraphExec_t graphs_[2] = {nullptr, nullptr};
     DeviceArray<Real> field_, force_, modes_[2], a_, b_, phi_, terms_, pml_old_, psi_,
         pml_profiles_, source_, samples_;

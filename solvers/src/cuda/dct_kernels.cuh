@@ -528,13 +528,32 @@ inline cudaError_t configure_dct_kernels(const DctPlan& p) {
     return e;
 }
 
-// A side stream for the launches of a pass: its kernel classes and kinds are independent (they
-// cover different groups), and the smaller launches run beside the largest instead of after it.
-// A class of a few hundred 3-blocks-per-SM blocks filled 1.5 waves alone, the second half empty.
+// A stream beside the step's stream and the events that fork work onto it and join it back: a
+// pass's kernel classes and kinds are independent (they cover different groups), and the smaller
+// launches run beside the largest instead of after it (a class of a few hundred 3-blocks-per-SM
+// blocks filled 1.5 waves alone, the second half empty); so do the plane and compact classes.
 struct DctSideStream {
     cudaStream_t stream = nullptr;
     cudaEvent_t fork = nullptr, join = nullptr;
 };
+
+// Makes side streams [0, n) wait for the work queued on `stream` so far (through side[0].fork).
+inline cudaError_t fork_sides(const DctSideStream* side, int n, cudaStream_t stream) {
+    cudaError_t e = n > 0 ? cudaEventRecord(side->fork, stream) : cudaSuccess;
+    for (int s = 0; s < n && e == cudaSuccess; ++s)
+        e = cudaStreamWaitEvent(side[s].stream, side->fork, 0);
+    return e;
+}
+
+// Makes `stream` wait for the work queued on side streams [0, n).
+inline cudaError_t join_sides(const DctSideStream* side, int n, cudaStream_t stream) {
+    cudaError_t e = cudaSuccess;
+    for (int s = 0; s < n && e == cudaSuccess; ++s) {
+        e = cudaEventRecord(side[s].join, side[s].stream);
+        if (e == cudaSuccess) e = cudaStreamWaitEvent(stream, side[s].join, 0);
+    }
+    return e;
+}
 
 // Calls launch(class constant, kind constant, the kind's first block, stream) for every class
 // and kind with blocks along `axis`: the one with the most blocks on `stream`, the others on the
@@ -554,9 +573,7 @@ inline void launch_classes(const DctPlan& p, int axis, cudaStream_t stream,
             }
     const bool split = side && side->stream && launches > 1;
     const int used = split ? std::min(sides, launches - 1) : 0;
-    if (split) cudaEventRecord(side->fork, stream);
-    for (int s = 0; s < used; ++s)
-        cudaStreamWaitEvent(side[s].stream, side->fork, 0);
+    fork_sides(side, used, stream);  // errors surface at the graph's capture
     int next = 0;
     for_each_kernel([&](auto cc, auto kc) {
         constexpr int c = decltype(cc)::value, k = decltype(kc)::value;
@@ -565,10 +582,7 @@ inline void launch_classes(const DctPlan& p, int axis, cudaStream_t stream,
         launch(cc, kc, k == kPure ? 0u : p.blocks[c][axis][kPure],
                split && !main ? side[next++ % used].stream : stream);
     });
-    for (int s = 0; s < used; ++s) {
-        cudaEventRecord(side[s].join, side[s].stream);
-        cudaStreamWaitEvent(stream, side[s].join, 0);
-    }
+    join_sides(side, used, stream);
 }
 
 // Forward DCT along `axis` (x or y) of every group, in place.
@@ -634,21 +648,21 @@ inline void launch_dct_compact(const DctPlan& p, const DctDevice<Real>& d, Real*
 }
 
 // The plane groups' forward x and y DCT (in place in `in` = `out`) or inverse y and x (from `in`,
-// left zero, to `out`), launch l on streams[l]; independent of the line classes' x and y passes
-// (other groups).
+// left zero, to `out`), launch l on sides[l] (null `sides`: all on the default stream);
+// independent of the line classes' x and y passes (other groups).
 template <typename Real>
 inline void launch_dct_plane(const DctPlan& p, const DctDevice<Real>& d, bool inverse,
-                             const Real* in, Real* out, Real* clear,
-                             const cudaStream_t (&streams)[kPlaneLaunches]) {
+                             const Real* in, Real* out, Real* clear, const DctSideStream* sides) {
     static_for<kPlaneLaunches>([&](auto lc) {
         constexpr int l = decltype(lc)::value, S = kPlaneSubs[l];
         if (p.plane_blocks[l] == 0) return;
         const dim3 grid(p.plane_blocks[l]), block(S * dct_threads<Real>());
+        const cudaStream_t stream = sides ? sides[l].stream : nullptr;
         if (inverse)
-            dct_plane<Real, true, S><<<grid, block, p.plane_shared[l], streams[l]>>>(
+            dct_plane<Real, true, S><<<grid, block, p.plane_shared[l], stream>>>(
                 d.groups, d.plane_group[l], d.roots, in, out, clear);
         else
-            dct_plane<Real, false, S><<<grid, block, p.plane_shared[l], streams[l]>>>(
+            dct_plane<Real, false, S><<<grid, block, p.plane_shared[l], stream>>>(
                 d.groups, d.plane_group[l], d.roots, in, out, clear);
     });
 }
