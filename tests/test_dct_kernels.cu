@@ -377,7 +377,7 @@ std::vector<GroupShape> with_planes() {
     return s;
 }
 
-// The plane groups of a plan per launch, and its largest slab.
+// How many groups of a plan take each plane launch.
 template <typename Real>
 std::vector<size_t> plane_groups(const std::vector<GroupShape>& shapes, size_t plane, size_t slab) {
     DctPlan plan;
