@@ -247,13 +247,54 @@ const std::vector<GroupShape> kShapes = {
     {12, 16, 8, 2}, {3, 5, 6, 3},    {64, 48, 2, 1},  {1, 9, 10, 2},   {60, 4, 27, 1},
     {25, 18, 1, 3}, {16, 15, 45, 1}, {54, 50, 1, 1},  {20, 1, 36, 2},  {24, 40, 30, 1},
     {2, 12, 20, 2}, {48, 1, 3, 2},   {8, 25, 64, 1},  {9, 24, 4, 1},   {15, 2, 60, 1},
-    {256, 3, 2, 1}, {6, 512, 1, 1},  {5, 1, 1024, 1}, {1024, 3, 1, 1},
+    {256, 3, 2, 1}, {6, 512, 1, 1},  {5, 1, 1024, 1}, {1024, 3, 1, 1}, {2, 4, 16, 2},
+    {4, 2, 128, 2}, {5, 2, 32, 1},   {3, 4, 128, 1},
 };
 
 // Direct and mixed groups and a power-of-two one (indexed by a mask, the others by a modulo).
 const std::vector<GroupShape> kRampShapes = {
     {12, 16, 8, 2}, {3, 5, 6, 3}, {64, 48, 2, 2}, {4, 8, 2, 3}, {60, 4, 27, 1}, {8, 2, 36, 2},
 };
+
+// Class 0's z pass in its ranges of sides (kZRanges): each launch's blocks are exactly its
+// kind's blocks whose z side lies in the launch's range, and together they are all of them.
+TEST(DctKernels, ZPassRangesTakeEachBlockOnce) {
+    DctPlan plan;
+    plan.compact_bytes = 0;
+    plan.plane_bytes = 0;
+    std::vector<DctGroup> groups;
+    for (const GroupShape& s : kShapes)
+        add_dct_group<float>(s, 0, 0, groups, plan);
+    sort_dct_blocks(groups, plan);
+    unsigned taken[kKinds] = {};
+    int ranges = 0;
+    for (const DctLaunch& l : dct_launches(plan, 2)) {
+        if (l.c != 0) continue;
+        ASSERT_GE(l.range, 0);
+        ++ranges;
+        EXPECT_EQ(l.first, taken[l.k]) << "range " << l.range << " kind " << l.k;
+        const unsigned kind_first = l.k == kPure ? 0u : plan.blocks[0][2][kPure];
+        for (unsigned b = l.first; b < l.first + l.blocks; ++b) {
+            const DctGroup& g = groups[static_cast<size_t>(plan.block_group[0][2][kind_first + b])];
+            EXPECT_EQ(group_kind(g.shape), l.k);
+            EXPECT_GE(g.log2n[2], kZRangeLo[l.range]) << "block " << b;
+            EXPECT_LE(g.log2n[2], kZRangeHi[l.range]) << "block " << b;
+        }
+        taken[l.k] += l.blocks;
+    }
+    EXPECT_EQ(ranges, 2 * kZRanges) << "kShapes has every range in both kinds";
+    for (int k = 0; k < kKinds; ++k)
+        EXPECT_EQ(taken[k], plan.blocks[0][2][k]);
+    plan.split_z = false;
+    int whole = 0;
+    for (const DctLaunch& l : dct_launches(plan, 2))
+        if (l.c == 0) {
+            EXPECT_EQ(l.range, -1);
+            EXPECT_EQ(l.blocks, plan.blocks[0][2][l.k]);
+            ++whole;
+        }
+    EXPECT_EQ(whole, kKinds);
+}
 
 TEST(DctKernels, Float32MatchesDirectDct) {
     std::string why;
@@ -452,6 +493,18 @@ TEST(DctKernels, EveryKernelMayTakeItsSharedMemory) {
     EXPECT_GE(allowed(reinterpret_cast<const void*>(&dct_compact_warp<float>)),
               kCompactWarps * plan.compact_warp_shared);
     EXPECT_GE(allowed(reinterpret_cast<const void*>(&dct_compact<float>)), plan.compact_shared);
+    static_for<kZRanges>([&](auto rc) {
+        constexpr int r = decltype(rc)::value;
+        for (int k = 0; k < kKinds; ++k) {
+            const void* kernel =
+                k == kPure
+                    ? reinterpret_cast<const void*>(
+                          &dct_z_modes<float, 0, true, kZRangeLo[r], kZRangeHi[r]>)
+                    : reinterpret_cast<const void*>(
+                          &dct_z_modes<float, 0, false, kZRangeLo[r], kZRangeHi[r]>);
+            EXPECT_GE(allowed(kernel), plan.shared[0][2][k]) << "z range " << r;
+        }
+    });
     static_for<kPlaneLaunches>([&](auto lc) {
         constexpr int S = kPlaneSubs[decltype(lc)::value];
         EXPECT_GE(allowed(reinterpret_cast<const void*>(&dct_plane<float, false, S>)),

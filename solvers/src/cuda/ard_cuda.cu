@@ -154,6 +154,7 @@ class ArdCuda final : public Solver, public Profiled {
         dct_.compact_warp_bytes = env_bytes("ARDENT_DCT_COMPACT_WARP_BYTES", kCompactWarpBytes);
         dct_.plane_bytes = env_bytes("ARDENT_DCT_PLANE_BYTES", kPlaneBytes);
         dct_.plane_slab_bytes = env_bytes("ARDENT_DCT_PLANE_SLAB_BYTES", kPlaneSlabBytes);
+        dct_.split_z = env_bytes("ARDENT_DCT_SPLIT_Z", 1) != 0;
         size_t coefs = 0;
         for (const ShapeGroup& sg : L.groups) {
             for (int a = 0; a < 3; ++a)
@@ -682,7 +683,8 @@ class ArdCuda final : public Solver, public Profiled {
     // The shared-memory limits of the compact and plane DCT classes (kCompactBytes,
     // kCompactWarpBytes, kPlaneBytes, kPlaneSlabBytes), or ARDENT_DCT_COMPACT_BYTES,
     // ARDENT_DCT_COMPACT_WARP_BYTES, ARDENT_DCT_PLANE_BYTES and ARDENT_DCT_PLANE_SLAB_BYTES where
-    // set (0: none), for measurements.
+    // set (0: none), for measurements; likewise ARDENT_DCT_SPLIT_Z=0 launches class 0's z pass
+    // whole (kZRanges).
     static size_t env_bytes(const char* name, size_t fallback) {
         const char* v = std::getenv(name);
         return v && *v ? static_cast<size_t>(std::strtoull(v, nullptr, 10)) : fallback;

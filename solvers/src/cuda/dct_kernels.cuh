@@ -63,6 +63,23 @@ inline int group_kind(const GroupShape& s) {
     return is_pow2(s.nx) && is_pow2(s.ny) && is_pow2(s.nz) ? kPure : kMixed;
 }
 
+// Class 0's z kernel, which holds the forward and inverse transforms and the mode update of
+// every length 1-128 at once, spilled 356 bytes a thread (596 for the kMixed groups) at its 64
+// registers: ptxas gives the kernel one frame for the longest lengths' live values. Its pass is
+// launched in these ranges of log2 of the side instead, one kernel each, over the blocks
+// sort_dct_blocks leaves ordered by that side: at 4 blocks an SM lines of 1-16 points spill
+// nothing and 32 points 112 bytes; at 3 (80 registers) 64 and 128 points spill nothing (56 bytes
+// at 4). The ranges share the pass's side streams (launch_classes).
+inline constexpr int kZRanges = 4;
+inline constexpr int kZRangeLo[kZRanges] = {0, 5, 6, 7};
+inline constexpr int kZRangeHi[kZRanges] = {4, 5, 6, 7};
+inline constexpr int kZRangeMinBlocks[kZRanges] = {4, 4, 3, 3};
+constexpr int z_range_min_blocks(int lo) {
+    for (int r = 0; r < kZRanges; ++r)
+        if (kZRangeLo[r] == lo) return kZRangeMinBlocks[r];
+    return 4;
+}
+
 inline int dct_class(int log2n) {
     return log2n <= 7 ? 0 : log2n <= 9 ? 1 : 2;
 }
@@ -102,6 +119,8 @@ struct DctPlan {
     unsigned blocks[kDctClasses][3][kKinds] = {};
     size_t shared[kDctClasses][3][kKinds] = {};
     std::vector<int32_t> block_group[kDctClasses][3];
+    unsigned z_blocks[kKinds][kClassHi<0> + 1] = {};  // class 0's z blocks by log2 of the side
+    bool split_z = true;                                // class 0's z pass in kZRanges' launches
     size_t compact_bytes = kCompactBytes;           // set before the first add_dct_group; 0: none
     size_t compact_warp_bytes = kCompactWarpBytes;  // likewise, for a warp per partition
     unsigned compact_blocks = 0;
@@ -210,6 +229,7 @@ inline void add_dct_group(const GroupShape& s, long long offset, long long coef,
         bg.insert(kind == kPure ? bg.begin() + blocks[kPure] : bg.end(), nb,
                   static_cast<int32_t>(groups.size()));
         blocks[kind] += nb;
+        if (a == 2 && c == 0) plan.z_blocks[kind][g.log2n[2]] += nb;
         size_t& most = plan.shared[c][a][kind];
         most = most > bytes ? most : bytes;
     }
@@ -327,22 +347,27 @@ __global__ void __launch_bounds__(dct_threads<Real>(), kClassMinBlocks<Class, fa
     }
 }
 
-template <typename Real, int Class, bool Pow2>
-__global__ void __launch_bounds__(dct_threads<Real>(), kClassMinBlocks<Class, true>)
-    dct_z_modes(const DctGroup* groups, const int32_t* block_group,
+template <int Class, int Lo, int Hi>
+inline constexpr int kZMinBlocks = Class == 0 && (Lo != kClassLo<0> || Hi != kClassHi<0>)
+                                       ? z_range_min_blocks(Lo)
+                                       : kClassMinBlocks<Class, true>;
+template <typename Real, int Class, bool Pow2, int Lo = kClassLo<Class>, int Hi = kClassHi<Class>>
+__global__ void __launch_bounds__(dct_threads<Real>(), (kZMinBlocks<Class, Lo, Hi>))
+    dct_z_modes(const DctGroup* groups, const int32_t* block_group, unsigned base,
                 const typename Cplx<Real>::type* __restrict__ roots,
                 const Real* __restrict__ direct, Real* field, ModeArrays<Real> modes, bool init) {
-    const DctGroup& g = groups[block_group[blockIdx.x]];
+    const long long block = static_cast<long long>(blockIdx.x) + base;
+    const DctGroup& g = groups[block_group[block]];
     const ModeArrays<Real> m = group_modes(modes, g);
     if constexpr (Class == kDirectClass) {
         DeviceBlock<DirectRegs> b;
-        direct_z_modes_tile(b, make_direct_tile(g, 2, blockIdx.x, dct_smem, direct),
-                            field + g.offset, m, init);
+        direct_z_modes_tile(b, make_direct_tile(g, 2, block, dct_smem, direct), field + g.offset,
+                            m, init);
     } else {
-        dispatch_ln<kClassLo<Class>, kClassHi<Class>>(g.log2n[2], [&](auto lc) {
+        dispatch_ln<Lo, Hi>(g.log2n[2], [&](auto lc) {
             constexpr int LN = decltype(lc)::value;
             DeviceBlock<Regs<Real, LN>> b;
-            z_modes_tile<Real, LN>(b, make_tile<Real, LN, Pow2>(g, 2, blockIdx.x, dct_smem, roots),
+            z_modes_tile<Real, LN>(b, make_tile<Real, LN, Pow2>(g, 2, block, dct_smem, roots),
                                    field + g.offset, m, init);
         });
     }
@@ -516,6 +541,13 @@ inline cudaError_t configure_dct_kernels(const DctPlan& p) {
         set(reinterpret_cast<const void*>(&dct_forward<Real, c, k == kPure>), most);
         set(reinterpret_cast<const void*>(&dct_inverse<Real, c, k == kPure>), most);
         set(reinterpret_cast<const void*>(&dct_z_modes<Real, c, k == kPure>), most);
+        if constexpr (c == 0)
+            static_for<kZRanges>([&](auto rc) {
+                constexpr int r = decltype(rc)::value;
+                set(reinterpret_cast<const void*>(
+                        &dct_z_modes<Real, 0, k == kPure, kZRangeLo[r], kZRangeHi[r]>),
+                    most);
+            });
     });
     set(reinterpret_cast<const void*>(&dct_compact<Real>), p.compact_shared);
     set(reinterpret_cast<const void*>(&dct_compact_warp<Real>),
@@ -555,33 +587,58 @@ inline cudaError_t join_sides(const DctSideStream* side, int n, cudaStream_t str
     return e;
 }
 
-// Calls launch(class constant, kind constant, the kind's first block, stream) for every class
-// and kind with blocks along `axis`: the one with the most blocks on `stream`, the others on the
-// `sides` side streams in turn, joined back into `stream`.
+// One launch of a pass: a class and kind's blocks [first, first + blocks) of the kind's list,
+// and for class 0's split z pass (kZRanges) its range of sides, -1 otherwise.
+struct DctLaunch {
+    int c = 0, k = 0, range = -1;
+    unsigned first = 0, blocks = 0;
+};
+
+// The launches of the pass along `axis`: every class and kind with blocks, class 0's z pass in
+// its ranges where the plan splits it.
+inline std::vector<DctLaunch> dct_launches(const DctPlan& p, int axis) {
+    std::vector<DctLaunch> out;
+    for (int c = 0; c < kDctClasses; ++c)
+        for (int k = 0; k < kKinds; ++k) {
+            if (p.blocks[c][axis][k] == 0) continue;
+            if (c != 0 || axis != 2 || !p.split_z) {
+                out.push_back({c, k, -1, 0, p.blocks[c][axis][k]});
+                continue;
+            }
+            unsigned first = 0;
+            for (int r = 0; r < kZRanges; ++r) {
+                unsigned nb = 0;
+                for (int ln = kZRangeLo[r]; ln <= kZRangeHi[r]; ++ln)
+                    nb += p.z_blocks[k][ln];
+                if (nb > 0) out.push_back({c, k, r, first, nb});
+                first += nb;
+            }
+        }
+    return out;
+}
+
+// Calls launch(class constant, kind constant, the launch, the kind's first block, stream) for
+// every launch of the pass along `axis` (dct_launches): the one with the most blocks on `stream`,
+// the others on the `sides` side streams in turn, joined back into `stream`.
 template <typename F>
 inline void launch_classes(const DctPlan& p, int axis, cudaStream_t stream,
                            const DctSideStream* side, int sides, F&& launch) {
-    int launches = 0, main_class = 0, main_kind = 0;
-    for (int c = 0; c < kDctClasses; ++c)
-        for (int k = 0; k < kKinds; ++k)
-            if (p.blocks[c][axis][k] > 0) {
-                if (launches == 0 || p.blocks[c][axis][k] > p.blocks[main_class][axis][main_kind]) {
-                    main_class = c;
-                    main_kind = k;
-                }
-                ++launches;
-            }
-    const bool split = side && side->stream && launches > 1;
-    const int used = split ? std::min(sides, launches - 1) : 0;
+    const std::vector<DctLaunch> launches = dct_launches(p, axis);
+    size_t main = 0;
+    for (size_t i = 1; i < launches.size(); ++i)
+        if (launches[i].blocks > launches[main].blocks) main = i;
+    const bool split = side && side->stream && launches.size() > 1;
+    const int used = split ? std::min(sides, static_cast<int>(launches.size()) - 1) : 0;
     fork_sides(side, used, stream);  // errors surface at the graph's capture
     int next = 0;
-    for_each_kernel([&](auto cc, auto kc) {
-        constexpr int c = decltype(cc)::value, k = decltype(kc)::value;
-        if (p.blocks[c][axis][k] == 0) return;
-        const bool main = c == main_class && k == main_kind;
-        launch(cc, kc, k == kPure ? 0u : p.blocks[c][axis][kPure],
-               split && !main ? side[next++ % used].stream : stream);
-    });
+    for (size_t i = 0; i < launches.size(); ++i) {
+        const DctLaunch& l = launches[i];
+        const cudaStream_t s = split && i != main ? side[next++ % used].stream : stream;
+        for_each_kernel([&](auto cc, auto kc) {
+            if (decltype(cc)::value == l.c && decltype(kc)::value == l.k)
+                launch(cc, kc, l, l.k == kPure ? 0u : p.blocks[l.c][axis][kPure], s);
+        });
+    }
     join_sides(side, used, stream);
 }
 
@@ -591,7 +648,8 @@ inline void launch_dct_forward(const DctPlan& p, const DctDevice<Real>& d, int a
                                cudaStream_t stream, const DctSideStream* side = nullptr,
                                int sides = 1) {
     launch_classes(
-        p, axis, stream, side, sides, [&](auto cc, auto kc, unsigned first, cudaStream_t s) {
+        p, axis, stream, side, sides,
+        [&](auto cc, auto kc, const DctLaunch&, unsigned first, cudaStream_t s) {
             constexpr int c = decltype(cc)::value, k = decltype(kc)::value;
             dct_forward<Real, c, k == kPure>
                 <<<p.blocks[c][axis][k], dct_threads<Real>(), p.shared[c][axis][k], s>>>(
@@ -606,7 +664,7 @@ inline void launch_dct_inverse(const DctPlan& p, const DctDevice<Real>& d, int a
                                Real* out, Real* clear, cudaStream_t stream,
                                const DctSideStream* side = nullptr, int sides = 1) {
     launch_classes(p, axis, stream, side, sides,
-                   [&](auto cc, auto kc, unsigned first, cudaStream_t s) {
+                   [&](auto cc, auto kc, const DctLaunch&, unsigned first, cudaStream_t s) {
                        constexpr int c = decltype(cc)::value, k = decltype(kc)::value;
                        dct_inverse<Real, c, k == kPure>
                            <<<p.blocks[c][axis][k], dct_threads<Real>(), p.shared[c][axis][k], s>>>(
@@ -621,11 +679,25 @@ inline void launch_dct_z_modes(const DctPlan& p, const DctDevice<Real>& d, Real*
                                const ModeArrays<Real>& m, bool init, cudaStream_t stream,
                                const DctSideStream* side = nullptr, int sides = 1) {
     launch_classes(
-        p, 2, stream, side, sides, [&](auto cc, auto kc, unsigned first, cudaStream_t s) {
+        p, 2, stream, side, sides,
+        [&](auto cc, auto kc, const DctLaunch& l, unsigned first, cudaStream_t s) {
             constexpr int c = decltype(cc)::value, k = decltype(kc)::value;
-            dct_z_modes<Real, c, k == kPure>
-                <<<p.blocks[c][2][k], dct_threads<Real>(), p.shared[c][2][k], s>>>(
-                    d.groups, d.block_group[c][2] + first, d.roots, d.direct, field, m, init);
+            const size_t bytes = p.shared[c][2][k];
+            const int32_t* bg = d.block_group[c][2] + first;
+            if constexpr (c == 0) {
+                if (l.range >= 0) {
+                    static_for<kZRanges>([&](auto rc) {
+                        constexpr int r = decltype(rc)::value;
+                        if (r == l.range)
+                            dct_z_modes<Real, 0, k == kPure, kZRangeLo[r], kZRangeHi[r]>
+                                <<<l.blocks, dct_threads<Real>(), bytes, s>>>(
+                                    d.groups, bg, l.first, d.roots, d.direct, field, m, init);
+                    });
+                    return;
+                }
+            }
+            dct_z_modes<Real, c, k == kPure><<<l.blocks, dct_threads<Real>(), bytes, s>>>(
+                d.groups, bg, 0u, d.roots, d.direct, field, m, init);
         });
 }
 
