@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <limits>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -191,25 +192,44 @@ class ArdCuda final : public Solver, public Profiled {
         for (int32_t& c : ghost_terms)
             renumber(c);
         std::vector<Real> ghost_weights(L.ghost_weights.begin(), L.ghost_weights.end());
-        // Where every ghost has the same number of terms (two, in the scenes measured), they
-        // are stored term-major and need no offsets (evaluate_ghosts_uniform).
+        // Every ghost's first K terms, K the fewest any ghost has (1-3; two in the scenes
+        // measured), are stored term-major and need no offsets (evaluate_ghosts_uniform); the
+        // few ghosts with more (a hall's 44 000 of 4.5 M) add the rest in a second launch
+        // (add_ghost_extras), in the same order, so the sums are those of one loop.
         const size_t ghosts = L.ghost_cells;
-        ghost_terms_each_ = ghosts > 0 ? L.ghost_offsets[1] - L.ghost_offsets[0] : 0;
+        int32_t fewest = ghosts > 0 ? std::numeric_limits<int32_t>::max() : 0;
         for (size_t g = 0; g < ghosts; ++g)
-            if (L.ghost_offsets[g + 1] - L.ghost_offsets[g] != ghost_terms_each_)
-                ghost_terms_each_ = 0;
-        if (ghost_terms_each_ < 1 || ghost_terms_each_ > 3) ghost_terms_each_ = 0;
+            fewest = std::min(fewest, L.ghost_offsets[g + 1] - L.ghost_offsets[g]);
+        ghost_terms_each_ = fewest >= 1 && fewest <= 3 ? fewest : 0;
         if (ghost_terms_each_ > 0) {
             const size_t K = static_cast<size_t>(ghost_terms_each_);
-            std::vector<int32_t> terms(ghost_terms.size());
-            std::vector<Real> weights(ghost_weights.size());
-            for (size_t g = 0; g < ghosts; ++g)
+            std::vector<int32_t> terms(K * ghosts), extra_ghosts, extra_offsets{0}, extra_terms;
+            std::vector<Real> weights(K * ghosts), extra_weights;
+            for (size_t g = 0; g < ghosts; ++g) {
+                const size_t first = static_cast<size_t>(L.ghost_offsets[g]);
+                const size_t last = static_cast<size_t>(L.ghost_offsets[g + 1]);
                 for (size_t k = 0; k < K; ++k) {
-                    terms[k * ghosts + g] = ghost_terms[g * K + k];
-                    weights[k * ghosts + g] = ghost_weights[g * K + k];
+                    terms[k * ghosts + g] = ghost_terms[first + k];
+                    weights[k * ghosts + g] = ghost_weights[first + k];
                 }
+                if (last == first + K) continue;
+                if (g < L.pml_ghosts) ++ghost_extras_before_pml_;
+                extra_ghosts.push_back(static_cast<int32_t>(g));
+                for (size_t i = first + K; i < last; ++i) {
+                    extra_terms.push_back(ghost_terms[i]);
+                    extra_weights.push_back(ghost_weights[i]);
+                }
+                extra_offsets.push_back(static_cast<int32_t>(extra_terms.size()));
+            }
             ghost_terms = std::move(terms);
             ghost_weights = std::move(weights);
+            ghost_extras_ = extra_ghosts.size();
+            if (ghost_extras_ > 0) {
+                extra_ghosts_.upload(extra_ghosts, t);
+                ghost_offsets_.upload(extra_offsets, t);
+                extra_terms_.upload(extra_terms, t);
+                extra_weights_.upload(extra_weights, t);
+            }
         } else {
             ghost_offsets_.upload(L.ghost_offsets, t);
         }
@@ -930,6 +950,15 @@ class ArdCuda final : public Solver, public Profiled {
                     ghost_offsets_.get(), ghost_terms_.get(), ghost_weights_.get(), f, n, in, out,
                     base);
         });
+        // The extras of ghosts [first, ghost_cells): first is 0 or pml_ghosts.
+        const size_t e0 = first == 0 ? 0 : ghost_extras_before_pml_;
+        if (ghost_terms_each_ > 0 && ghost_extras_ > e0) {
+            const long long ne = static_cast<long long>(ghost_extras_ - e0);
+            add_ghost_extras<<<blocks(ne), kBlock, 0, stream_>>>(
+                extra_ghosts_.get(), ghost_offsets_.get(), extra_terms_.get(),
+                extra_weights_.get(), static_cast<long long>(e0),
+                static_cast<long long>(ghost_extras_), in, out, base);
+        }
     }
 
     // The C^2 correction, the PML, the partitions' DCTs and mode update.
@@ -1136,12 +1165,17 @@ class ArdCuda final : public Solver, public Profiled {
     DeviceArray<int32_t> compact_group_, compact_warp_group_, plane_group_[kPlaneLaunches];
     DeviceArray<int32_t> lines_, pml_air_, pml_profile_of_, ghost_offsets_, ghost_terms_;
     DeviceArray<Real> ghost_weights_;
+    // Ghosts with more terms than ghost_terms_each_: their indices, and the rest of their terms
+    // (offsets in ghost_offsets_); ghost_extras_before_pml_ of them are below pml_ghosts.
+    DeviceArray<int32_t> extra_ghosts_, extra_terms_;
+    DeviceArray<Real> extra_weights_;
+    size_t ghost_extras_ = 0, ghost_extras_before_pml_ = 0;
     DeviceArray<walls::BranchCoefficients<Real>> wall_branches_;
     DeviceArray<int32_t> wall_cells_, wall_branch_begin_, wall_branch_count_;
     DeviceArray<Real> wall_weights_, wall_s_, wall_v_, wall_u_, wall_dv_, wall_terms_;
     Real wall_scale_ = 0;
     Real wall_slope_ = 0;
-    int32_t ghost_terms_each_ = 0;  // every ghost's number of terms, if the same (1-3), or 0
+    int32_t ghost_terms_each_ = 0;  // the fewest terms of any ghost, if 1-3 (uniform), or 0
     DeviceArray<Real> pml_air_values_;
     bool pml_reads_pml_ = false;  // a PML line reads another's cells (gather_values first)
     Gather air_gather_, pml_gather_, wall_gather_;

@@ -112,6 +112,23 @@ __global__ void evaluate_ghosts_uniform(const int32_t* __restrict__ terms,
     out[base + g] = v;
 }
 
+// The terms beyond the first K of the ghosts that have more (evaluate_ghosts_uniform took the
+// first K): ghost ghosts[e], e in [first, count), adds terms [offsets[e], offsets[e + 1]), after
+// the first K and in their order, so the sum is evaluate_ghosts' to the bit.
+template <typename Real>
+__global__ void add_ghost_extras(const int32_t* __restrict__ ghosts,
+                                 const int32_t* __restrict__ offsets,
+                                 const int32_t* __restrict__ terms,
+                                 const Real* __restrict__ weights, long long first,
+                                 long long count, const Real* in, Real* out, long long base) {
+    const long long e = first + thread_index();
+    if (e >= count) return;
+    Real v = out[base + ghosts[e]];
+    for (int32_t t = offsets[e]; t < offsets[e + 1]; ++t)
+        v += weights[t] * in[terms[t]];
+    out[base + ghosts[e]] = v;
+}
+
 // out[i] = field[cells[i]]: the air-side values PML lines read, taken before update_pml writes
 // the next level, since across a thin partition they may be another PML line's cells.
 template <typename Real>
