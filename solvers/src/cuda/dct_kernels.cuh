@@ -474,10 +474,18 @@ __global__ void __launch_bounds__(Subs* dct_threads<Real>(), kPlaneMinBlocks<Sub
     using C = typename Cplx<Real>::type;
     constexpr int kThreads = dct_threads<Real>();
     const DctGroup& g = groups[block_group[blockIdx.x]];
-    long long first = 0;
-    const int planes = plane_slab(g, blockIdx.x, first);
-    const unsigned cells = static_cast<unsigned>(planes * g.shape.nx * g.shape.ny);
-    const long long base = g.offset + first;
+    // The slab's first cell and size are found again for the store: kept across the passes,
+    // they took registers the inverse tiles need (it spilled in 2 and 4 sub-blocks).
+    auto slab = [&](long long& base, unsigned& cells) {
+        long long first = 0;
+        const int n = plane_slab(g, blockIdx.x, first);
+        cells = static_cast<unsigned>(n * g.shape.nx * g.shape.ny);
+        base = g.offset + first;
+        return n;
+    };
+    long long base = 0;
+    unsigned cells = 0;
+    const int planes = slab(base, cells);
     Real* copy = reinterpret_cast<Real*>(dct_smem);
     plane_load(in + base, copy, clear ? clear + base : nullptr, cells);
     const int w = static_cast<int>(threadIdx.x) / kThreads;
@@ -495,6 +503,7 @@ __global__ void __launch_bounds__(Subs* dct_threads<Real>(), kPlaneMinBlocks<Sub
         });
         __syncthreads();
     }
+    slab(base, cells);
     plane_store<Real>(copy, out + base, cells);
 }
 
