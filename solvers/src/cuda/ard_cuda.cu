@@ -7,7 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <limits>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +16,7 @@
 #include <functional>
 #include <istream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -195,23 +196,41 @@ class ArdCuda final : public Solver, public Profiled {
         // Every ghost's first K terms, K the fewest any ghost has (1-3; two in the scenes
         // measured), are stored term-major and need no offsets (evaluate_ghosts_uniform); the
         // few ghosts with more (a hall's 44 000 of 4.5 M) add the rest in a second launch
-        // (add_ghost_extras), in the same order, so the sums are those of one loop.
+        // (add_ghost_extras), in the same order, so the sums are those of one loop. The first K
+        // weights come from a table of the distinct ones (a face's reflection and transmission:
+        // 92 on the hall), indexed in 16 bits, instead of K weights a ghost.
         const size_t ghosts = L.ghost_cells;
         int32_t fewest = ghosts > 0 ? std::numeric_limits<int32_t>::max() : 0;
         for (size_t g = 0; g < ghosts; ++g)
             fewest = std::min(fewest, L.ghost_offsets[g + 1] - L.ghost_offsets[g]);
         ghost_terms_each_ = fewest >= 1 && fewest <= 3 ? fewest : 0;
+        std::vector<uint16_t> weight_of;
+        std::vector<Real> table;
+        if (ghost_terms_each_ > 0) {
+            const size_t K = static_cast<size_t>(ghost_terms_each_);
+            std::map<std::array<double, 3>, uint16_t> ids;
+            weight_of.resize(ghosts);
+            for (size_t g = 0; g < ghosts && ghost_terms_each_ > 0; ++g) {
+                std::array<double, 3> key{};
+                for (size_t k = 0; k < K; ++k)
+                    key[k] = L.ghost_weights[static_cast<size_t>(L.ghost_offsets[g]) + k];
+                const auto [it, added] = ids.try_emplace(key, static_cast<uint16_t>(ids.size()));
+                if (added && ids.size() > 65536) ghost_terms_each_ = 0;  // offsets kernel
+                if (added)
+                    for (size_t k = 0; k < K; ++k)
+                        table.push_back(static_cast<Real>(key[k]));
+                weight_of[g] = it->second;
+            }
+        }
         if (ghost_terms_each_ > 0) {
             const size_t K = static_cast<size_t>(ghost_terms_each_);
             std::vector<int32_t> terms(K * ghosts), extra_ghosts, extra_offsets{0}, extra_terms;
-            std::vector<Real> weights(K * ghosts), extra_weights;
+            std::vector<Real> extra_weights;
             for (size_t g = 0; g < ghosts; ++g) {
                 const size_t first = static_cast<size_t>(L.ghost_offsets[g]);
                 const size_t last = static_cast<size_t>(L.ghost_offsets[g + 1]);
-                for (size_t k = 0; k < K; ++k) {
+                for (size_t k = 0; k < K; ++k)
                     terms[k * ghosts + g] = ghost_terms[first + k];
-                    weights[k * ghosts + g] = ghost_weights[first + k];
-                }
                 if (last == first + K) continue;
                 if (g < L.pml_ghosts) ++ghost_extras_before_pml_;
                 extra_ghosts.push_back(static_cast<int32_t>(g));
@@ -222,7 +241,8 @@ class ArdCuda final : public Solver, public Profiled {
                 extra_offsets.push_back(static_cast<int32_t>(extra_terms.size()));
             }
             ghost_terms = std::move(terms);
-            ghost_weights = std::move(weights);
+            ghost_weights = std::move(table);
+            ghost_weight_of_.upload(weight_of, t);
             ghost_extras_ = extra_ghosts.size();
             if (ghost_extras_ > 0) {
                 extra_ghosts_.upload(extra_ghosts, t);
@@ -944,7 +964,8 @@ class ArdCuda final : public Solver, public Profiled {
         with_constant<1, 2, 3>(ghost_terms_each_, [&](auto k) {
             if constexpr (k.value > 0)
                 evaluate_ghosts_uniform<Real, k.value><<<blocks(n - f), kBlock, 0, stream_>>>(
-                    ghost_terms_.get(), ghost_weights_.get(), f, n, in, out, base);
+                    ghost_terms_.get(), ghost_weight_of_.get(), ghost_weights_.get(), f, n, in, out,
+                    base);
             else
                 cuda::evaluate_ghosts<<<blocks(n - f), kBlock, 0, stream_>>>(
                     ghost_offsets_.get(), ghost_terms_.get(), ghost_weights_.get(), f, n, in, out,
@@ -955,9 +976,8 @@ class ArdCuda final : public Solver, public Profiled {
         if (ghost_terms_each_ > 0 && ghost_extras_ > e0) {
             const long long ne = static_cast<long long>(ghost_extras_ - e0);
             add_ghost_extras<<<blocks(ne), kBlock, 0, stream_>>>(
-                extra_ghosts_.get(), ghost_offsets_.get(), extra_terms_.get(),
-                extra_weights_.get(), static_cast<long long>(e0),
-                static_cast<long long>(ghost_extras_), in, out, base);
+                extra_ghosts_.get(), ghost_offsets_.get(), extra_terms_.get(), extra_weights_.get(),
+                static_cast<long long>(e0), static_cast<long long>(ghost_extras_), in, out, base);
         }
     }
 
@@ -1164,7 +1184,8 @@ class ArdCuda final : public Solver, public Profiled {
     DeviceArray<int32_t> block_group_[kDctClasses][3];
     DeviceArray<int32_t> compact_group_, compact_warp_group_, plane_group_[kPlaneLaunches];
     DeviceArray<int32_t> lines_, pml_air_, pml_profile_of_, ghost_offsets_, ghost_terms_;
-    DeviceArray<Real> ghost_weights_;
+    DeviceArray<Real> ghost_weights_;        // uniform ghosts: the table of distinct weights
+    DeviceArray<uint16_t> ghost_weight_of_;  // uniform ghosts: each one's row of that table
     // Ghosts with more terms than ghost_terms_each_: their indices, and the rest of their terms
     // (offsets in ghost_offsets_); ghost_extras_before_pml_ of them are below pml_ghosts.
     DeviceArray<int32_t> extra_ghosts_, extra_terms_;

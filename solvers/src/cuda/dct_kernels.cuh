@@ -120,9 +120,9 @@ struct DctPlan {
     size_t shared[kDctClasses][3][kKinds] = {};
     std::vector<int32_t> block_group[kDctClasses][3];
     unsigned z_blocks[kKinds][kClassHi<0> + 1] = {};  // class 0's z blocks by log2 of the side
-    bool split_z = true;                                // class 0's z pass in kZRanges' launches
-    size_t compact_bytes = kCompactBytes;           // set before the first add_dct_group; 0: none
-    size_t compact_warp_bytes = kCompactWarpBytes;  // likewise, for a warp per partition
+    bool split_z = true;                              // class 0's z pass in kZRanges' launches
+    size_t compact_bytes = kCompactBytes;             // set before the first add_dct_group; 0: none
+    size_t compact_warp_bytes = kCompactWarpBytes;    // likewise, for a warp per partition
     unsigned compact_blocks = 0;
     size_t compact_shared = 0;
     std::vector<int32_t> compact_group;
@@ -361,8 +361,8 @@ __global__ void __launch_bounds__(dct_threads<Real>(), (kZMinBlocks<Class, Lo, H
     const ModeArrays<Real> m = group_modes(modes, g);
     if constexpr (Class == kDirectClass) {
         DeviceBlock<DirectRegs> b;
-        direct_z_modes_tile(b, make_direct_tile(g, 2, block, dct_smem, direct), field + g.offset,
-                            m, init);
+        direct_z_modes_tile(b, make_direct_tile(g, 2, block, dct_smem, direct), field + g.offset, m,
+                            init);
     } else {
         dispatch_ln<Lo, Hi>(g.log2n[2], [&](auto lc) {
             constexpr int LN = decltype(lc)::value;
@@ -656,14 +656,14 @@ template <typename Real>
 inline void launch_dct_forward(const DctPlan& p, const DctDevice<Real>& d, int axis, Real* field,
                                cudaStream_t stream, const DctSideStream* side = nullptr,
                                int sides = 1) {
-    launch_classes(
-        p, axis, stream, side, sides,
-        [&](auto cc, auto kc, const DctLaunch&, unsigned first, cudaStream_t s) {
-            constexpr int c = decltype(cc)::value, k = decltype(kc)::value;
-            dct_forward<Real, c, k == kPure>
-                <<<p.blocks[c][axis][k], dct_threads<Real>(), p.shared[c][axis][k], s>>>(
-                    d.groups, d.block_group[c][axis] + first, axis, d.roots, d.direct, field);
-        });
+    launch_classes(p, axis, stream, side, sides,
+                   [&](auto cc, auto kc, const DctLaunch&, unsigned first, cudaStream_t s) {
+                       constexpr int c = decltype(cc)::value, k = decltype(kc)::value;
+                       dct_forward<Real, c, k == kPure>
+                           <<<p.blocks[c][axis][k], dct_threads<Real>(), p.shared[c][axis][k], s>>>(
+                               d.groups, d.block_group[c][axis] + first, axis, d.roots, d.direct,
+                               field);
+                   });
 }
 
 // Inverse DCT along `axis` (x or y) of every group, from `in` to `out` (which may be `in`);

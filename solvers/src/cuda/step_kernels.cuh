@@ -97,18 +97,22 @@ __global__ void evaluate_ghosts(const int32_t* __restrict__ offsets,
     out[base + g] = v;
 }
 
-// The same where every ghost has K terms, stored term-major ([k][ghost]): no offsets to read.
+// The same for every ghost's first K terms, stored term-major ([k][ghost]): no offsets to read,
+// and the weights row weight_of[g] of `table` (K weights a row), shared by the ghosts of faces
+// alike (add_ghost_extras adds the terms of the ghosts that have more).
 template <typename Real, int K>
 __global__ void evaluate_ghosts_uniform(const int32_t* __restrict__ terms,
-                                        const Real* __restrict__ weights, long long first,
+                                        const uint16_t* __restrict__ weight_of,
+                                        const Real* __restrict__ table, long long first,
                                         long long count, const Real* in, Real* out,
                                         long long base) {
     const long long g = first + thread_index();
     if (g >= count) return;
+    const Real* w = table + K * static_cast<int>(weight_of[g]);
     Real v = 0;
 #pragma unroll
     for (int k = 0; k < K; ++k)
-        v += weights[k * count + g] * in[terms[k * count + g]];
+        v += w[k] * in[terms[k * count + g]];
     out[base + g] = v;
 }
 
@@ -119,8 +123,8 @@ template <typename Real>
 __global__ void add_ghost_extras(const int32_t* __restrict__ ghosts,
                                  const int32_t* __restrict__ offsets,
                                  const int32_t* __restrict__ terms,
-                                 const Real* __restrict__ weights, long long first,
-                                 long long count, const Real* in, Real* out, long long base) {
+                                 const Real* __restrict__ weights, long long first, long long count,
+                                 const Real* in, Real* out, long long base) {
     const long long e = first + thread_index();
     if (e >= count) return;
     Real v = out[base + ghosts[e]];
