@@ -189,72 +189,7 @@ class ArdCuda final : public Solver, public Profiled {
         build_pml_profiles(profiles, profile_of);
         size_t& t = bytes_;
         field_.allocate(L.field_cells(), t);
-        std::vector<int32_t> ghost_terms = L.ghost_terms;
-        for (int32_t& c : ghost_terms)
-            renumber(c);
-        std::vector<Real> ghost_weights(L.ghost_weights.begin(), L.ghost_weights.end());
-        // Every ghost's first K terms, K the fewest any ghost has (1-3; two in the scenes
-        // measured), are stored term-major and need no offsets (evaluate_ghosts_uniform); the
-        // few ghosts with more (a hall's 44 000 of 4.5 M) add the rest in a second launch
-        // (add_ghost_extras), in the same order, so the sums are those of one loop. The first K
-        // weights come from a table of the distinct ones (a face's reflection and transmission:
-        // 92 on the hall), indexed in 16 bits, instead of K weights a ghost.
-        const size_t ghosts = L.ghost_cells;
-        int32_t fewest = ghosts > 0 ? std::numeric_limits<int32_t>::max() : 0;
-        for (size_t g = 0; g < ghosts; ++g)
-            fewest = std::min(fewest, L.ghost_offsets[g + 1] - L.ghost_offsets[g]);
-        ghost_terms_each_ = fewest >= 1 && fewest <= 3 ? fewest : 0;
-        std::vector<uint16_t> weight_of;
-        std::vector<Real> table;
-        if (ghost_terms_each_ > 0) {
-            const size_t K = static_cast<size_t>(ghost_terms_each_);
-            std::map<std::array<double, 3>, uint16_t> ids;
-            weight_of.resize(ghosts);
-            for (size_t g = 0; g < ghosts && ghost_terms_each_ > 0; ++g) {
-                std::array<double, 3> key{};
-                for (size_t k = 0; k < K; ++k)
-                    key[k] = L.ghost_weights[static_cast<size_t>(L.ghost_offsets[g]) + k];
-                const auto [it, added] = ids.try_emplace(key, static_cast<uint16_t>(ids.size()));
-                if (added && ids.size() > 65536) ghost_terms_each_ = 0;  // offsets kernel
-                if (added)
-                    for (size_t k = 0; k < K; ++k)
-                        table.push_back(static_cast<Real>(key[k]));
-                weight_of[g] = it->second;
-            }
-        }
-        if (ghost_terms_each_ > 0) {
-            const size_t K = static_cast<size_t>(ghost_terms_each_);
-            std::vector<int32_t> terms(K * ghosts), extra_ghosts, extra_offsets{0}, extra_terms;
-            std::vector<Real> extra_weights;
-            for (size_t g = 0; g < ghosts; ++g) {
-                const size_t first = static_cast<size_t>(L.ghost_offsets[g]);
-                const size_t last = static_cast<size_t>(L.ghost_offsets[g + 1]);
-                for (size_t k = 0; k < K; ++k)
-                    terms[k * ghosts + g] = ghost_terms[first + k];
-                if (last == first + K) continue;
-                if (g < L.pml_ghosts) ++ghost_extras_before_pml_;
-                extra_ghosts.push_back(static_cast<int32_t>(g));
-                for (size_t i = first + K; i < last; ++i) {
-                    extra_terms.push_back(ghost_terms[i]);
-                    extra_weights.push_back(ghost_weights[i]);
-                }
-                extra_offsets.push_back(static_cast<int32_t>(extra_terms.size()));
-            }
-            ghost_terms = std::move(terms);
-            ghost_weights = std::move(table);
-            ghost_weight_of_.upload(weight_of, t);
-            ghost_extras_ = extra_ghosts.size();
-            if (ghost_extras_ > 0) {
-                extra_ghosts_.upload(extra_ghosts, t);
-                ghost_offsets_.upload(extra_offsets, t);
-                extra_terms_.upload(extra_terms, t);
-                extra_weights_.upload(extra_weights, t);
-            }
-        } else {
-            ghost_offsets_.upload(L.ghost_offsets, t);
-        }
-        ghost_terms_.upload(ghost_terms, t);
-        ghost_weights_.upload(ghost_weights, t);
+        upload_ghosts(t);
         mark("field and ghosts");
         // Air cells: the forcing; PML cells and their ghosts: the accelerations that the PML's
         // time correction reads (pml_time_correction); other ghosts stay zero.
@@ -668,6 +603,87 @@ class ArdCuda final : public Solver, public Profiled {
             soa[static_cast<size_t>(6 * kReach) * n + l] = line.scheme | (plain ? kPlainLine : 0);
         }
         return soa;
+    }
+
+    // Every ghost's first K weights as a row of `table` (the distinct rows, K weights each):
+    // weight_of[g]. False where there are more than 16-bit indices can name.
+    bool ghost_weight_table(size_t K, std::vector<uint16_t>& weight_of,
+                            std::vector<Real>& table) const {
+        const Layout& L = layout_;
+        std::map<std::array<double, 3>, uint16_t> ids;
+        weight_of.resize(L.ghost_cells);
+        for (size_t g = 0; g < L.ghost_cells; ++g) {
+            std::array<double, 3> key{};
+            for (size_t k = 0; k < K; ++k)
+                key[k] = L.ghost_weights[static_cast<size_t>(L.ghost_offsets[g]) + k];
+            const auto [it, added] = ids.try_emplace(key, static_cast<uint16_t>(ids.size()));
+            if (!added) {
+                weight_of[g] = it->second;
+                continue;
+            }
+            if (ids.size() > 65536) return false;
+            for (size_t k = 0; k < K; ++k)
+                table.push_back(static_cast<Real>(key[k]));
+            weight_of[g] = it->second;
+        }
+        return true;
+    }
+
+    // The ghosts' tables on the device (evaluate_ghosts). Every ghost's first K terms, K the fewest
+    // any ghost has (1-3; two in the scenes measured), are stored term-major and need no offsets
+    // (evaluate_ghosts_uniform); the few ghosts with more (a hall's 44 000 of 4.5 M) add the rest
+    // in a second launch (add_ghost_extras), in the same order, so the sums are those of one loop.
+    // The first K weights come from a table of the distinct ones (a face's reflection and
+    // transmission: 92 on the hall), indexed in 16 bits, instead of K weights a ghost.
+    void upload_ghosts(size_t& t) {
+        const Layout& L = layout_;
+        std::vector<int32_t> ghost_terms = L.ghost_terms;
+        for (int32_t& c : ghost_terms)
+            renumber(c);
+        std::vector<Real> ghost_weights(L.ghost_weights.begin(), L.ghost_weights.end());
+        const size_t ghosts = L.ghost_cells;
+        int32_t fewest = ghosts > 0 ? std::numeric_limits<int32_t>::max() : 0;
+        for (size_t g = 0; g < ghosts; ++g)
+            fewest = std::min(fewest, L.ghost_offsets[g + 1] - L.ghost_offsets[g]);
+        ghost_terms_each_ = fewest >= 1 && fewest <= 3 ? fewest : 0;
+        std::vector<uint16_t> weight_of;
+        std::vector<Real> table;
+        if (ghost_terms_each_ > 0 &&
+            !ghost_weight_table(static_cast<size_t>(ghost_terms_each_), weight_of, table))
+            ghost_terms_each_ = 0;  // the offsets kernel
+        if (ghost_terms_each_ > 0) {
+            const size_t K = static_cast<size_t>(ghost_terms_each_);
+            std::vector<int32_t> terms(K * ghosts), extra_ghosts, extra_offsets{0}, extra_terms;
+            std::vector<Real> extra_weights;
+            for (size_t g = 0; g < ghosts; ++g) {
+                const size_t first = static_cast<size_t>(L.ghost_offsets[g]);
+                const size_t last = static_cast<size_t>(L.ghost_offsets[g + 1]);
+                for (size_t k = 0; k < K; ++k)
+                    terms[k * ghosts + g] = ghost_terms[first + k];
+                if (last == first + K) continue;
+                if (g < L.pml_ghosts) ++ghost_extras_before_pml_;
+                extra_ghosts.push_back(static_cast<int32_t>(g));
+                for (size_t i = first + K; i < last; ++i) {
+                    extra_terms.push_back(ghost_terms[i]);
+                    extra_weights.push_back(ghost_weights[i]);
+                }
+                extra_offsets.push_back(static_cast<int32_t>(extra_terms.size()));
+            }
+            ghost_terms = std::move(terms);
+            ghost_weights = std::move(table);
+            ghost_weight_of_.upload(weight_of, t);
+            ghost_extras_ = extra_ghosts.size();
+            if (ghost_extras_ > 0) {
+                extra_ghosts_.upload(extra_ghosts, t);
+                ghost_offsets_.upload(extra_offsets, t);
+                extra_terms_.upload(extra_terms, t);
+                extra_weights_.upload(extra_weights, t);
+            }
+        } else {
+            ghost_offsets_.upload(L.ghost_offsets, t);
+        }
+        ghost_terms_.upload(ghost_terms, t);
+        ghost_weights_.upload(ghost_weights, t);
     }
 
     // The damping profiles of the PML lines, one per distinct sigma_max (the layout gives every

@@ -74,11 +74,6 @@ inline constexpr int kZRanges = 4;
 inline constexpr int kZRangeLo[kZRanges] = {0, 5, 6, 7};
 inline constexpr int kZRangeHi[kZRanges] = {4, 5, 6, 7};
 inline constexpr int kZRangeMinBlocks[kZRanges] = {4, 4, 3, 3};
-constexpr int z_range_min_blocks(int lo) {
-    for (int r = 0; r < kZRanges; ++r)
-        if (kZRangeLo[r] == lo) return kZRangeMinBlocks[r];
-    return 4;
-}
 
 inline int dct_class(int log2n) {
     return log2n <= 7 ? 0 : log2n <= 9 ? 1 : 2;
@@ -347,12 +342,13 @@ __global__ void __launch_bounds__(dct_threads<Real>(), kClassMinBlocks<Class, fa
     }
 }
 
-template <int Class, int Lo, int Hi>
-inline constexpr int kZMinBlocks = Class == 0 && (Lo != kClassLo<0> || Hi != kClassHi<0>)
-                                       ? z_range_min_blocks(Lo)
-                                       : kClassMinBlocks<Class, true>;
-template <typename Real, int Class, bool Pow2, int Lo = kClassLo<Class>, int Hi = kClassHi<Class>>
-__global__ void __launch_bounds__(dct_threads<Real>(), (kZMinBlocks<Class, Lo, Hi>))
+// Range: one of class 0's kZRanges, or -1 for the whole class (`whole`).
+constexpr int z_range_or(int range, const int (&table)[kZRanges], int whole) {
+    return range < 0 ? whole : table[range];
+}
+template <typename Real, int Class, bool Pow2, int Range = -1>
+__global__ void __launch_bounds__(dct_threads<Real>(),
+                                  z_range_or(Range, kZRangeMinBlocks, kClassMinBlocks<Class, true>))
     dct_z_modes(const DctGroup* groups, const int32_t* block_group, unsigned base,
                 const typename Cplx<Real>::type* __restrict__ roots,
                 const Real* __restrict__ direct, Real* field, ModeArrays<Real> modes, bool init) {
@@ -364,6 +360,8 @@ __global__ void __launch_bounds__(dct_threads<Real>(), (kZMinBlocks<Class, Lo, H
         direct_z_modes_tile(b, make_direct_tile(g, 2, block, dct_smem, direct), field + g.offset, m,
                             init);
     } else {
+        constexpr int Lo = z_range_or(Range, kZRangeLo, kClassLo<Class>);
+        constexpr int Hi = z_range_or(Range, kZRangeHi, kClassHi<Class>);
         dispatch_ln<Lo, Hi>(g.log2n[2], [&](auto lc) {
             constexpr int LN = decltype(lc)::value;
             DeviceBlock<Regs<Real, LN>> b;
@@ -553,9 +551,7 @@ inline cudaError_t configure_dct_kernels(const DctPlan& p) {
         if constexpr (c == 0)
             static_for<kZRanges>([&](auto rc) {
                 constexpr int r = decltype(rc)::value;
-                set(reinterpret_cast<const void*>(
-                        &dct_z_modes<Real, 0, k == kPure, kZRangeLo[r], kZRangeHi[r]>),
-                    most);
+                set(reinterpret_cast<const void*>(&dct_z_modes<Real, 0, k == kPure, r>), most);
             });
     });
     set(reinterpret_cast<const void*>(&dct_compact<Real>), p.compact_shared);
@@ -698,7 +694,7 @@ inline void launch_dct_z_modes(const DctPlan& p, const DctDevice<Real>& d, Real*
                     static_for<kZRanges>([&](auto rc) {
                         constexpr int r = decltype(rc)::value;
                         if (r == l.range)
-                            dct_z_modes<Real, 0, k == kPure, kZRangeLo[r], kZRangeHi[r]>
+                            dct_z_modes<Real, 0, k == kPure, r>
                                 <<<l.blocks, dct_threads<Real>(), bytes, s>>>(
                                     d.groups, bg, l.first, d.roots, d.direct, field, m, init);
                     });
