@@ -221,6 +221,7 @@ class ArdCuda final : public Solver, public Profiled {
         pml_reads_pml_ = std::any_of(pml_air.begin(), pml_air.end(),
                                      [&](int32_t c) { return c >= air && c < pml_end; });
         if (pml_reads_pml_) pml_air_values_.allocate(pml_air.size(), t);
+        pml_read_depth_ = pml_read_depth();
         pml_old_.allocate(L.pml_cells, t);
         psi_.allocate(L.pml.size() * static_cast<size_t>(std::max(L.pml_depth - 1, 0)), t);
         pml_profiles_.upload(profiles, t);
@@ -576,6 +577,35 @@ class ArdCuda final : public Solver, public Profiled {
         const long long r = c - air;
         c = static_cast<int32_t>(air + (r % D) * n + r / D);
     }
+    // 1 + the deepest PML cell that anything but its own line's update reads (the coupling
+    // lines, the ghosts, the cells beyond a face, the samples): pml_accelerations writes the
+    // accelerations of that many cells a line, and update_pml computes its own. A distributed
+    // run's exchanges send PML cells too: there, every cell.
+    int pml_read_depth() const {
+        const Layout& L = layout_;
+        if (comm_ || L.pml_depth == 0) return L.pml_depth;
+        const long long air = static_cast<long long>(L.air_cells),
+                        end = air + static_cast<long long>(L.pml_cells);
+        int deepest = -1;
+        const auto see = [&](int32_t c) {
+            if (c >= air && c < end)
+                deepest = std::max(deepest, static_cast<int>((c - air) % L.pml_depth));
+        };
+        for (const InterfaceLine& line : L.lines)
+            for (int j = 0; j < kReach; ++j)
+                for (int32_t c : {line.right[j], line.left[j], line.far_right[j], line.far_left[j],
+                                  line.own_right[j], line.own_left[j]})
+                    see(c);
+        for (const PmlLine& line : L.pml)
+            for (int32_t c : line.air)
+                see(c);
+        for (const auto* cells : {&L.ghost_terms, &L.wall_cells, &L.receivers, &L.grid_cells})
+            for (int32_t c : *cells)
+                see(c);
+        see(L.source);
+        return deepest + 1;
+    }
+
     // The interface lines with their PML cells renumbered, field by field (load_line).
     std::vector<int32_t> device_lines() const {
         const Layout& L = layout_;
@@ -957,12 +987,12 @@ class ArdCuda final : public Solver, public Profiled {
         ARDENT_CUDA_CHECK(cudaEventRecord(forcing_side_.ghosts, stream_));
         ARDENT_CUDA_CHECK(cudaStreamWaitEvent(side, forcing_side_.ghosts, 0));
         line_terms(pml_gather_, field_.get(), c2h2_, 0x7fffffff, side);
-        if (!L.pml.empty()) {
+        if (!L.pml.empty() && pml_read_depth_ > 0) {
             const long long n = static_cast<long long>(L.pml.size());
             with_constant<8, 10, 12>(L.pml_depth, [&](auto d) {
                 pml_accelerations<Real, d.value><<<blocks(n), kBlock, 0, side>>>(
-                    pml_air_.get(), n, L.pml_depth, static_cast<long long>(L.air_cells),
-                    field_.get(), force_.get(), c2h2_);
+                    pml_air_.get(), n, L.pml_depth, pml_read_depth_,
+                    static_cast<long long>(L.air_cells), field_.get(), force_.get(), c2h2_);
             });
         }
     }
@@ -1017,7 +1047,8 @@ class ArdCuda final : public Solver, public Profiled {
                     pml_reads_pml_ ? pml_air_values_.get() : nullptr,
                     pml_reads_pml_ ? nullptr : pml_air_.get(), pml_air_.get(), n, L.pml_depth,
                     static_cast<long long>(L.air_cells), field_.get(), force, pml_old_.get(),
-                    psi_.get(), pml_profiles_.get(), pml_profile_of_.get(), courant2_, dt2_12_);
+                    psi_.get(), pml_profiles_.get(), pml_profile_of_.get(), courant2_, dt2_12_,
+                    c2h2_);
             });
         }
         mark("C^2 correction");
@@ -1215,6 +1246,7 @@ class ArdCuda final : public Solver, public Profiled {
     int32_t ghost_terms_each_ = 0;  // the fewest terms of any ghost, if 1-3 (uniform), or 0
     DeviceArray<Real> pml_air_values_;
     bool pml_reads_pml_ = false;  // a PML line reads another's cells (gather_values first)
+    int pml_read_depth_ = 0;      // the PML cells a line whose accelerations are written
     Gather air_gather_, pml_gather_, wall_gather_;
     DeviceArray<int32_t> sample_cells_;
     DeviceArray<unsigned long long> step_counter_;

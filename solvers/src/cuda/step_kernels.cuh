@@ -263,11 +263,13 @@ __global__ void source_and_advance(Real* force, int32_t source, const Real* samp
 // (`profile_of`), not one per cell. D > 0 is the depth at compile time, which keeps the line in
 // registers; D = 0 takes `depth` at run time.
 // c^2/h^2 times each PML cell's Laplacian at step n, into the forcing array's PML cells (same
-// depth-major layout as the field's): the accelerations pml_time_correction reads. Runs before
-// update_pml overwrites the line, so it reads the field's cells `air_at` directly.
+// depth-major layout as the field's): the accelerations pml_time_correction reads. Only the
+// first `written` cells of each line: deeper ones only their own line's update reads, and it
+// computes them itself (update_pml). Runs before update_pml overwrites the line, so it reads the
+// field's cells `air_at` directly.
 template <typename Real, int D>
 __global__ void pml_accelerations(const int32_t* __restrict__ air_at, long long count, int depth,
-                                  long long air_cells, const Real* __restrict__ field,
+                                  int written, long long air_cells, const Real* __restrict__ field,
                                   Real* __restrict__ force, Real c2h2) {
     constexpr int M = D > 0 ? D : kMaxPmlDepth;
     if constexpr (D > 0) depth = D;
@@ -277,7 +279,7 @@ __global__ void pml_accelerations(const int32_t* __restrict__ air_at, long long 
     Real cur[M];
 #pragma unroll
     for (int k = 0; k < M; ++k) {
-        if (k >= depth) break;
+        if (k >= depth || k >= written + kReach) break;
         cur[k] = p[k * count];
     }
     auto val = [&](int i) -> Real {
@@ -287,7 +289,7 @@ __global__ void pml_accelerations(const int32_t* __restrict__ air_at, long long 
     };
 #pragma unroll
     for (int k = 0; k < M; ++k) {
-        if (k >= depth) break;
+        if (k >= depth || k >= written) break;
         force[air_cells + k * count + l] = c2h2 * pml_laplacian<Real>(k, val);
     }
 }
@@ -296,22 +298,25 @@ __global__ void pml_accelerations(const int32_t* __restrict__ air_at, long long 
 // (ard_cpu.cpp's update_pml followed by its swap). The line reads beyond its face the
 // values in `air` (gather_values), or, where no line reads another's cells, the field's cells
 // `air_at`; both depth-major; and the accelerations there from `force` at `force_at`
-// (pml_time_correction). Every PML array is stored depth-major
+// (pml_time_correction). Its own cells' accelerations it computes as pml_accelerations does,
+// from the same values, instead of reading them back (a tenth of its traffic). Every PML array
+// is stored depth-major
 // ([k][line]), so that neighbouring threads read neighbouring words. The damping profile
 // (sigma dt per cell, then the decay per inner face) is one of a few shared by every line
 // (`profile_of`), not one per cell. D > 0 is the depth at compile time, which keeps the line in
 // registers; D = 0 takes `depth` at run time.
-// Three blocks an SM in float32 where the depth is known: the line in registers took 87 of them,
-// which left room for two blocks (16 warps) on a memory-bound kernel; at 85 or fewer, 24 warps
-// hide more of the loads' latency (the hall 11.33 -> 11.25 s per simulated second on one H200;
-// four blocks gained nothing).
+// Two blocks an SM in float32 where the depth is known, which leaves it 96 registers and no
+// spill. Session 35 bounded it to three (80 registers, a little spill: more warps to hide the
+// loads' latency, 11.33 -> 11.25 s per simulated second on the hall); with its own accelerations
+// and the cells beyond its face held in registers it has fewer loads to hide, and three blocks
+// spilled 60 bytes a thread: two ran the hall at 9.80 s against 9.86 s (one H200, session 39).
 template <typename Real, int D>
-__global__ void __launch_bounds__(kStepBlock, sizeof(Real) == 4 && D > 0 ? 3 : 1)
+__global__ void __launch_bounds__(kStepBlock, sizeof(Real) == 4 && D > 0 ? 2 : 1)
     update_pml(const Real* __restrict__ air, const int32_t* __restrict__ air_at,
                const int32_t* __restrict__ force_at, long long count, int depth,
                long long air_cells, Real* __restrict__ field, const Real* __restrict__ force,
                Real* __restrict__ old, Real* __restrict__ psi, const Real* __restrict__ profiles,
-               const int32_t* __restrict__ profile_of, Real courant2, Real dt2_12) {
+               const int32_t* __restrict__ profile_of, Real courant2, Real dt2_12, Real c2h2) {
     constexpr int M = D > 0 ? D : kMaxPmlDepth;
     if constexpr (D > 0) depth = D;
     const long long l = thread_index();
@@ -329,15 +334,27 @@ __global__ void __launch_bounds__(kStepBlock, sizeof(Real) == 4 && D > 0 ? 3 : 1
         before[k] = o[k * count];
         if (k + 1 < depth) aux[k] = ps[k * count];
     }
+    // Beyond the face, read once: the stores below go through `field` too, so the compiler
+    // would read these again after each.
+    Real beyond[kReach];
+#pragma unroll
+    for (int j = 0; j < kReach; ++j)
+        beyond[j] = air_at ? field[air_at[j * count + l]] : air[j * count + l];
     auto val = [&](int i) -> Real {
-        if (i < 0) return air_at ? field[air_at[(-1 - i) * count + l]] : air[(-1 - i) * count + l];
+        if (i < 0) return beyond[-1 - i];
         if (i >= depth) i = 2 * depth - 1 - i;  // rigid back: even extension
         return cur[i];
     };
+    Real own[M];  // the accelerations, as pml_accelerations writes them
+#pragma unroll
+    for (int k = 0; k < M; ++k) {
+        if (k >= depth) break;
+        own[k] = c2h2 * pml_laplacian<Real>(k, val);
+    }
     auto acc = [&](int i) -> Real {
         if (i < 0) return force[force_at[(-1 - i) * count + l]];
         if (i >= depth) i = 2 * depth - 1 - i;
-        return force[air_cells + i * count + l];
+        return own[i];
     };
 #pragma unroll
     for (int f = 0; f + 1 < M; ++f) {
