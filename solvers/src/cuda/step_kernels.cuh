@@ -159,10 +159,17 @@ __global__ void gather_terms(const int32_t* __restrict__ cells, const int32_t* _
                              const Real* __restrict__ terms, Real* force) {
     const long long i = thread_index();
     if (i >= count) return;
-    const int32_t c = cells[i];
-    Real s = force[c];
-    for (int32_t j = offsets[i]; j < offsets[i + 1]; ++j)
-        s += terms[terms_of[j]];
+    const int32_t c = cells[i], end = offsets[i + 1];
+    int32_t j = offsets[i];
+    // Every listed cell has a term (upload_gather): the first is read beside the cell's forcing,
+    // the rest two at a time, both loads issued before either is added (the same sum in order).
+    Real s = force[c] + terms[terms_of[j]];
+    for (++j; j + 1 < end; j += 2) {
+        const Real a = terms[terms_of[j]], b = terms[terms_of[j + 1]];
+        s += a;
+        s += b;
+    }
+    if (j < end) s += terms[terms_of[j]];
     force[c] = s;
 }
 
