@@ -128,8 +128,8 @@ TEST(ArdCuda, AbsorbingDuctWithThinPartitionsAgreesWithCpu) {
     ASSERT_GT(p.decomposition.pml.size(), 0u);
     EXPECT_LE(cpu_vs_cuda(p, 800, Precision::Float32, "absorbing duct").rel_l2, 1e-4);
     // Float32 alone moved this figure tenfold when the device's PML update only reordered its
-    // arithmetic (3.3e-6 -> 3.6e-5, sessions 35 and 39); float64 tells such a reordering (about
-    // 1e-14) from a change in what it computes.
+    // arithmetic (3.3e-6 -> 3.6e-5, sessions 35 and 39); float64 tells such a reordering (1e-13
+    // here) from a change in what it computes.
     EXPECT_LE(cpu_vs_cuda(p, 800, Precision::Float64, "absorbing duct").rel_l2, 1e-9);
 }
 

@@ -1246,7 +1246,7 @@ class ArdCuda final : public Solver, public Profiled {
     int32_t ghost_terms_each_ = 0;  // the fewest terms of any ghost, if 1-3 (uniform), or 0
     DeviceArray<Real> pml_air_values_;
     bool pml_reads_pml_ = false;  // a PML line reads another's cells (gather_values first)
-    int pml_read_depth_ = 0;      // the PML cells a line whose accelerations are written
+    int pml_read_depth_ = 0;      // a PML line's cells whose accelerations are written
     Gather air_gather_, pml_gather_, wall_gather_;
     DeviceArray<int32_t> sample_cells_;
     DeviceArray<unsigned long long> step_counter_;
