@@ -586,23 +586,30 @@ class ArdCuda final : public Solver, public Profiled {
         if (comm_ || L.pml_depth == 0) return L.pml_depth;
         const long long air = static_cast<long long>(L.air_cells),
                         end = air + static_cast<long long>(L.pml_cells);
-        int deepest = -1;
-        const auto see = [&](int32_t c) {
-            if (c >= air && c < end)
-                deepest = std::max(deepest, static_cast<int>((c - air) % L.pml_depth));
+        const auto depth = [&](int32_t c) {
+            return c >= air && c < end ? static_cast<int>((c - air) % L.pml_depth) : -1;
         };
-        for (const InterfaceLine& line : L.lines)
+        int deepest = depth(L.source);
+        // On every core: a hall's lines and ghost terms are millions.
+        const auto lines = static_cast<long long>(L.lines.size());
+#pragma omp parallel for schedule(static) reduction(max : deepest)
+        for (long long l = 0; l < lines; ++l) {
+            const InterfaceLine& line = L.lines[static_cast<size_t>(l)];
             for (int j = 0; j < kReach; ++j)
                 for (int32_t c : {line.right[j], line.left[j], line.far_right[j], line.far_left[j],
                                   line.own_right[j], line.own_left[j]})
-                    see(c);
+                    deepest = std::max(deepest, depth(c));
+        }
+        for (const std::vector<int32_t>* cells :
+             {&L.ghost_terms, &L.wall_cells, &L.receivers, &L.grid_cells}) {
+            const auto n = static_cast<long long>(cells->size());
+#pragma omp parallel for schedule(static) reduction(max : deepest)
+            for (long long i = 0; i < n; ++i)
+                deepest = std::max(deepest, depth((*cells)[static_cast<size_t>(i)]));
+        }
         for (const PmlLine& line : L.pml)
             for (int32_t c : line.air)
-                see(c);
-        for (const auto* cells : {&L.ghost_terms, &L.wall_cells, &L.receivers, &L.grid_cells})
-            for (int32_t c : *cells)
-                see(c);
-        see(L.source);
+                deepest = std::max(deepest, depth(c));
         return deepest + 1;
     }
 

@@ -147,15 +147,18 @@ inline double wall_face_slope(double courant) {
 // phase error (46 degrees at w dt = 2.1) made mass-like branches active near ARD's highest modes,
 // and the bundled studio and living room grew without bound at 1 kHz (docs/materials.md,
 // "Stability in ARD"). Updates u_prev, dv_prev (the massless branches' dv) and the branch states;
-// returns the drive.
-template <typename Real>
+// returns the drive. `Most` > 0 promises at most that many branches: the loops then have a
+// constant bound, so a device caller's states in local arrays stay in registers.
+template <int Most = 0, typename Real>
 ARDENT_HD inline Real wall_face_drive(Real u_read, int32_t branches,
                                       const walls::BranchCoefficients<Real>* table, Real* s,
                                       Real* v, long long stride, Real& u_prev, Real& dv_prev,
                                       Real scale, Real slope) {
+    const int32_t bound = Most > 0 ? Most : branches;
     // The whole dv (the massless part extrapolated) as gain * u - rest.
     Real gain = 0, rest = dv_prev / 2;
-    for (int32_t b = 0; b < branches; ++b) {
+    for (int32_t b = 0; b < bound; ++b) {
+        if (b >= branches) break;
         const walls::BranchCoefficients<Real>& t = table[b];
         const Real history = walls::branch_history(t, s[b * stride], v[b * stride]);
         if (t.massless != 0) {
@@ -170,7 +173,8 @@ ARDENT_HD inline Real wall_face_drive(Real u_read, int32_t branches,
     const Real centred = 4 * u, lagged = 2 * (u + u_prev);
     u_prev = u;
     Real dv = 0, dv_massless = 0;
-    for (int32_t b = 0; b < branches; ++b) {
+    for (int32_t b = 0; b < bound; ++b) {
+        if (b >= branches) break;
         const walls::BranchCoefficients<Real>& t = table[b];
         const Real d =
             walls::branch_step(t, t.massless != 0 ? lagged : centred, s[b * stride], v[b * stride]);
