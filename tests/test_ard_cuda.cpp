@@ -133,6 +133,33 @@ TEST(ArdCuda, AbsorbingDuctWithThinPartitionsAgreesWithCpu) {
     EXPECT_LE(cpu_vs_cuda(p, 800, Precision::Float64, "absorbing duct").rel_l2, 1e-9);
 }
 
+// A wall whose fit needs more branches than the device's wall kernel holds in registers
+// (kHeldBranches, step_kernels.cuh: 8) takes that kernel's other path, the branch states stepped
+// in place: absorption alternating band by band asks a branch of nearly every third octave.
+TEST(ArdCuda, WallOfManyBranchesAgreesWithCpu) {
+    Duct d;
+    d.length = 96;
+    d.width = 3;
+    d.receiver_x = 60;
+    d.absorbing_face = "wall_x1";
+    d.f_max = 4000;  // more bands, more branches: 10 (at 1 kHz the fit needs 8)
+    d.absorption = R"({"50": 0.95, "63": 0.05, "80": 0.95, "100": 0.05, "125": 0.95, "160": 0.05,
+        "200": 0.95, "250": 0.05, "315": 0.95, "400": 0.05, "500": 0.95, "630": 0.05,
+        "800": 0.95, "1000": 0.05, "1250": 0.95, "1600": 0.05, "2000": 0.95, "2500": 0.05,
+        "3150": 0.95, "4000": 0.05})";
+    d.max_partition_side = 5;
+    const Preprocessed p = build(duct_spec(d));
+    const ard::Layout L = ard::build_layout(p, 0, false);
+    int32_t most = 0;
+    for (const ard::WallFace& w : L.wall_faces)
+        most = std::max(most, w.branches);
+    std::printf("[ measured ] the alternating wall's fit: %d branches\n", most);
+    ASSERT_GT(most, 8) << "this wall no longer reaches the kernel's other path";
+    REQUIRE_GPU();
+    EXPECT_LE(cpu_vs_cuda(p, 800, Precision::Float32, "many-branch wall").rel_l2, 1e-4);
+    EXPECT_LE(cpu_vs_cuda(p, 800, Precision::Float64, "many-branch wall").rel_l2, 1e-9);
+}
+
 // The living room at 300 Hz: furniture, frequency-dependent walls, no listener grid.
 Preprocessed furnished_room() {
     Scene scene = load_scene(test::source_dir() / "data" / "scenes" / "living-room.json");
