@@ -1060,9 +1060,13 @@ class ArdCuda final : public Solver, public Profiled {
         }
         mark("C^2 correction");
         // Every line's term from the forcing before any is added (ard_cpu.cpp), then the gathers
-        // in the CPU's batch order: the air-air lines', then the PML coupling lines'.
+        // in the CPU's batch order: the air-air lines', then the PML coupling lines'. The two
+        // sets of terms go to their own slots, so the PML lines' are computed beside the air
+        // lines' (the hall 0.3 % faster, the L-shaped room 0.25 %; session 40).
+        ARDENT_CUDA_CHECK(fork_sides(&forcing_side_, 1, stream_));
+        line_terms(pml_gather_, force, correction_scale_, 0x7fffffff, forcing_side_.stream);
         line_terms(air_gather_, force, correction_scale_, static_cast<int32_t>(L.air_cells));
-        line_terms(pml_gather_, force, correction_scale_);
+        join_forcing();
         gather(air_gather_, force);
         gather(pml_gather_, force);
         mark("forward DCT x, y");
