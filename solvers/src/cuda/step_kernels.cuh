@@ -177,9 +177,10 @@ __global__ void gather_terms(const int32_t* __restrict__ cells, const int32_t* _
 // array face-minor so that a warp's loads are coalesced: its cells and weights at j n + f
 // (j < kReach, cell -1 unused), its branch states at b n + f, and its drive times each weight
 // into terms[j n + f], which gather_terms then adds per cell. A face of at most kHeldBranches
-// branches (the bundled scenes' materials fit 1 to 8 at 1650 Hz) has its states read once into registers, all loads
-// issued together, and written back after: stepped in place, each branch's loads waited for the
-// previous branch's stores (s and v might alias, as far as the compiler knew).
+// branches (the bundled scenes' materials fit 1 to 8 at 1650 Hz) has its states read into
+// registers, all loads issued together, and written back after: stepped in place, each branch's
+// loads waited for the previous branch's stores (s and v might alias, as far as the compiler
+// knew). A face of more branches steps them in place.
 inline constexpr int kHeldBranches = 8;
 
 template <typename Real>
