@@ -210,8 +210,8 @@ __global__ void wall_faces_step(long long n, const int32_t* __restrict__ cells,
             hs[b] = s[b * n + f];
             hv[b] = v[b * n + f];
         }
-        drive = wall_face_drive<kHeldBranches>(u, count, own, hs, hv, 1, u_last, dv_last, scale,
-                                               slope);
+        drive =
+            wall_face_drive<kHeldBranches>(u, count, own, hs, hv, 1, u_last, dv_last, scale, slope);
 #pragma unroll
         for (int b = 0; b < kHeldBranches; ++b) {
             if (b >= count) break;
