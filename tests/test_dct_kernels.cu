@@ -70,23 +70,26 @@ double ramp(long long coef) {
 }
 
 // `compact`, `plane`: the plan's compact_bytes and plane_bytes (0: every group in the line
-// classes).
+// classes); `chain`: the plane groups' z pass in a plan of its own (add_dct_group's plane_z, as
+// the CUDA backend's plane chain runs it).
 template <typename Real>
 DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device, bool with_ramp = false,
-                        size_t compact = 0, size_t plane = 0, size_t slab = kPlaneSlabBytes) {
+                        size_t compact = 0, size_t plane = 0, size_t slab = kPlaneSlabBytes,
+                        bool chain = false) {
     using C = typename Cplx<Real>::type;
     DctRun<Real> out;
-    DctPlan plan;
+    DctPlan plan, plane_z;
     plan.compact_bytes = compact;
     plan.plane_bytes = plane;
     plan.plane_slab_bytes = slab;
     long long cells = 0, coefs = 0;
     for (const GroupShape& s : shapes) {
-        add_dct_group<Real>(s, cells, coefs, out.groups, plan);
+        add_dct_group<Real>(s, cells, coefs, out.groups, plan, chain ? &plane_z : nullptr);
         cells += s.count * s.nx * s.ny * s.nz;
         coefs += static_cast<long long>(s.nx) * s.ny * s.nz;
     }
     sort_dct_blocks(out.groups, plan);
+    sort_dct_blocks(out.groups, plane_z);
     std::mt19937 rng(7);
     std::uniform_real_distribution<double> u(-1, 1);
     out.field.resize(cells);
@@ -109,6 +112,8 @@ DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device, bool
         emulate_dct_compact<Real>(plan, out.groups, direct.data(), work.data(), out.back.data(), m,
                                   init);
         emulate_dct_plane<Real>(plan, out.groups, false, roots.data(), work.data(), work.data());
+        emulate_dct_z_modes<Real>(plane_z, out.groups, roots.data(), direct.data(), work.data(), m,
+                                  init);
         for (int a = 0; a < 2; ++a)
             emulate_dct_forward<Real>(plan, out.groups, a, roots.data(), direct.data(),
                                       work.data());
@@ -176,10 +181,14 @@ DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device, bool
     dev.groups = d_groups;
     dev.roots = d_roots;
     dev.direct = d_direct;
-    EXPECT_EQ(configure_dct_kernels<Real>(plan), cudaSuccess);
+    DctDevice<Real> dev_z = dev;  // the plane groups' z pass: its own block lists
+    for (int c = 0; c < kDctClasses; ++c)
+        dev_z.block_group[c][2] = upload(plane_z.block_group[c][2]);
+    EXPECT_EQ(configure_dct_kernels<Real>(plan, &plane_z), cudaSuccess);
     const ModeArrays<Real> m{d_cur, d_old, d_one, d_b, d_one};
     launch_dct_compact<Real>(plan, dev, d_field, d_out, m, init, nullptr);
     launch_dct_plane<Real>(plan, dev, false, d_field, d_field, nullptr, nullptr);
+    launch_dct_z_modes<Real>(plane_z, dev_z, d_field, m, init, nullptr);
     for (int a = 0; a < 2; ++a)
         launch_dct_forward<Real>(plan, dev, a, d_field, nullptr);
     launch_dct_z_modes<Real>(plan, dev, d_field, m, init, nullptr);
@@ -211,8 +220,8 @@ DctRun<Real> run_shapes(const std::vector<GroupShape>& shapes, bool device, bool
 template <typename Real>
 void check_shapes(const std::vector<GroupShape>& shapes, double tol, bool device,
                   bool with_ramp = false, size_t compact = 0, size_t plane = 0,
-                  size_t slab = kPlaneSlabBytes) {
-    const DctRun<Real> r = run_shapes<Real>(shapes, device, with_ramp, compact, plane, slab);
+                  size_t slab = kPlaneSlabBytes, bool chain = false) {
+    const DctRun<Real> r = run_shapes<Real>(shapes, device, with_ramp, compact, plane, slab, chain);
     EXPECT_EQ(r.left, 0.0) << "the last inverse pass leaves its input zero";
     for (const DctGroup& g : r.groups) {
         const GroupShape& s = g.shape;
@@ -470,6 +479,51 @@ TEST(DctKernels, PlaneFloat64MatchesDirectDct) {
     if (!have_gpu(why)) GTEST_SKIP() << why;
     check_shapes<double>(with_planes(), 1e-12, true, false, 0, kPlaneBytes);
     check_shapes<double>(with_planes(), 1e-12, true, false, 0, 2 * kPlaneBytes, 1024);
+}
+
+// The plane chain (add_dct_group's plane_z): the plane groups' z blocks, and nothing else, go to
+// the second plan (none of their x or y blocks, none of the other groups'); the main plan keeps
+// every other group's z blocks. Both plans' passes together give the same transforms and modes.
+TEST(DctKernels, PlaneChainTakesThePlaneGroupsZPass) {
+    DctPlan plan, plane_z, alone;
+    plan.compact_bytes = plane_z.compact_bytes = alone.compact_bytes = 0;
+    std::vector<DctGroup> groups, groups_alone;
+    for (const GroupShape& s : with_planes()) {
+        add_dct_group<float>(s, 0, 0, groups, plan, &plane_z);
+        add_dct_group<float>(s, 0, 0, groups_alone, alone);
+    }
+    sort_dct_blocks(groups, plan);
+    sort_dct_blocks(groups, plane_z);
+    unsigned plane_blocks = 0, other_blocks = 0;
+    for (int c = 0; c < kDctClasses; ++c) {
+        for (int a = 0; a < 2; ++a)
+            EXPECT_TRUE(plane_z.block_group[c][a].empty()) << "class " << c << ", axis " << a;
+        for (int32_t gi : plane_z.block_group[c][2]) {
+            EXPECT_GT(groups[static_cast<size_t>(gi)].plane_slab, 0) << "group " << gi;
+            ++plane_blocks;
+        }
+        for (int32_t gi : plan.block_group[c][2]) {
+            EXPECT_EQ(groups[static_cast<size_t>(gi)].plane_slab, 0) << "group " << gi;
+            ++other_blocks;
+        }
+        for (int a = 0; a < 3; ++a)
+            for (int k = 0; k < kKinds; ++k)
+                EXPECT_EQ(plan.blocks[c][a][k] + plane_z.blocks[c][a][k], alone.blocks[c][a][k]);
+    }
+    EXPECT_GT(plane_blocks, 10u);
+    EXPECT_GT(other_blocks, 10u);
+    check_shapes<float>(with_planes(), 2e-6 * 16, false, false, 0, kPlaneBytes, kPlaneSlabBytes,
+                        true);
+    check_shapes<double>(with_planes(), 1e-12, false, false, 0, kPlaneBytes, 1024, true);
+    check_shapes<double>(kRampShapes, 1e-12, false, true, 0, kPlaneBytes, kPlaneSlabBytes, true);
+}
+
+TEST(DctKernels, PlaneChainFloat32MatchesDirectDct) {
+    std::string why;
+    if (!have_gpu(why)) GTEST_SKIP() << why;
+    check_shapes<float>(with_planes(), 2e-6 * 16, true, false, 0, kPlaneBytes, kPlaneSlabBytes,
+                        true);
+    check_shapes<double>(kRampShapes, 1e-12, true, true, 0, kPlaneBytes, kPlaneSlabBytes, true);
 }
 
 // configure_dct_kernels lets every kernel take what its launches ask for, above the 48 KB that

@@ -157,6 +157,8 @@ class ArdCuda final : public Solver, public Profiled {
         dct_.plane_bytes = env_bytes("ARDENT_DCT_PLANE_BYTES", kPlaneBytes);
         dct_.plane_slab_bytes = env_bytes("ARDENT_DCT_PLANE_SLAB_BYTES", kPlaneSlabBytes);
         dct_.split_z = env_bytes("ARDENT_DCT_SPLIT_Z", 1) != 0;
+        plane_z_.split_z = dct_.split_z;
+        const bool chain = env_bytes("ARDENT_DCT_PLANE_CHAIN", 1) != 0;
         size_t coefs = 0;
         for (const ShapeGroup& sg : L.groups) {
             for (int a = 0; a < 3; ++a)
@@ -169,10 +171,11 @@ class ArdCuda final : public Solver, public Profiled {
             add_dct_group<Real>(
                 {sg.size[0], sg.size[1], sg.size[2], static_cast<long long>(sg.count)},
                 static_cast<long long>(L.partitions[sg.first].offset),
-                static_cast<long long>(coefs), groups_, dct_);
+                static_cast<long long>(coefs), groups_, dct_, chain ? &plane_z_ : nullptr);
             coefs += sg.cells();
         }
         sort_dct_blocks(groups_, dct_);
+        sort_dct_blocks(groups_, plane_z_);
         const size_t nsamp = L.receivers.size() + L.grid_cells.size();
         slots_ = ring_slots(nsamp, sizeof(Real));
         const size_t need = state_bytes<Real>(L, coefs, static_cast<size_t>(slots_) * nsamp);
@@ -239,6 +242,7 @@ class ArdCuda final : public Solver, public Profiled {
         for (DctSideStream& side : planes_)
             create_side(side);
         create_side(compact_);
+        create_side(plane_chain_);
         create_side(forcing_side_);
         ARDENT_CUDA_CHECK(cudaEventCreateWithFlags(&forcing_side_.ghosts, cudaEventDisableTiming));
         mark("PML, receivers, streams");
@@ -246,11 +250,13 @@ class ArdCuda final : public Solver, public Profiled {
         for (int c = 0; c < kDctClasses; ++c)
             for (int a = 0; a < 3; ++a)
                 block_group_[c][a].upload(dct_.block_group[c][a], t);
+        for (int c = 0; c < kDctClasses; ++c)
+            plane_z_group_[c].upload(plane_z_.block_group[c][2], t);
         compact_group_.upload(dct_.compact_group, t);
         compact_warp_group_.upload(dct_.compact_warp_group, t);
         for (int l = 0; l < kPlaneLaunches; ++l)
             plane_group_[l].upload(dct_.plane_group[l], t);
-        ARDENT_CUDA_CHECK(configure_dct_kernels<Real>(dct_));
+        ARDENT_CUDA_CHECK(configure_dct_kernels<Real>(dct_, &plane_z_));
         roots_.upload(dct_twiddles<Complex>(), t);
         direct_.upload(direct_matrices<Real>(), t);
         mark("DCT tables and kernels");
@@ -297,6 +303,7 @@ class ArdCuda final : public Solver, public Profiled {
         for (const DctSideStream& side : planes_)
             destroy_side(side);
         destroy_side(compact_);
+        destroy_side(plane_chain_);
         if (forcing_side_.ghosts) cudaEventDestroy(forcing_side_.ghosts);
         destroy_side(forcing_side_);
         if (stream_) cudaStreamDestroy(stream_);
@@ -757,6 +764,14 @@ class ArdCuda final : public Solver, public Profiled {
         return d;
     }
 
+    // The plane groups' z pass (plane_z_): the same tables but its own block lists.
+    DctDevice<Real> plane_z_device() const {
+        DctDevice<Real> d = dct_device();
+        for (int c = 0; c < kDctClasses; ++c)
+            d.block_group[c][2] = plane_z_group_[c].get();
+        return d;
+    }
+
     ModeArrays<Real> mode_arrays(int cur) const {
         return {modes_[cur].get(), modes_[1 - cur].get(), a_.get(), b_.get(), phi_.get()};
     }
@@ -813,15 +828,37 @@ class ArdCuda final : public Solver, public Profiled {
         if (has_planes()) ARDENT_CUDA_CHECK(join_sides(planes_, kPlaneLaunches, stream_));
     }
 
-    // Forward DCT along x and y of the forcing, in place (the z pass is in modes()).
-    void forward_dct(Real* data) const {
+    // The plane chain: where the plane groups' z pass has a plan of its own (plane_z_), their
+    // passes run forward x/y -> z with the mode update -> inverse y/x on the plane streams and
+    // plane_chain_, beside the other groups' passes on the step's stream, and are joined back
+    // only at the end of inverse_dct(). Each chain's tails then overlap the other's work instead
+    // of waiting at the joins between the passes.
+    bool plane_chain() const {
+        return has_planes() && std::any_of(std::begin(plane_z_.blocks), std::end(plane_z_.blocks),
+                                           [](const auto& axes) {
+                                               return axes[2][kPure] > 0 || axes[2][kMixed] > 0;
+                                           });
+    }
+
+    // Forward DCT along x and y of the forcing, in place (the z pass is in modes()); with the
+    // plane chain, the plane groups' z pass and mode update too (from the mode buffers of `cur`).
+    void forward_dct(Real* data, int cur, bool init) const {
         fork_planes(false, data, data, nullptr);
         for (int a = 0; a < 2; ++a)
             launch_dct_forward<Real>(dct_, dct_device(), a, data, stream_, side_, kDctSides);
-        join_planes();
+        if (!plane_chain()) {
+            join_planes();
+            return;
+        }
+        // One stream: the plane streams as its side streams made the hall 1 % slower (session 41).
+        ARDENT_CUDA_CHECK(join_sides(planes_, kPlaneLaunches, plane_chain_.stream));
+        launch_dct_z_modes<Real>(plane_z_, plane_z_device(), data, mode_arrays(cur), init,
+                                 plane_chain_.stream);
+        ARDENT_CUDA_CHECK(fork_sides(planes_, kPlaneLaunches, plane_chain_.stream));
     }
 
-    // Forward z DCT, mode update, inverse z DCT, in place in `data`.
+    // Forward z DCT, mode update, inverse z DCT, in place in `data` (the plane chain's groups
+    // are in forward_dct()).
     void modes(Real* data, int cur, bool init) const {
         launch_dct_z_modes<Real>(dct_, dct_device(), data, mode_arrays(cur), init, stream_, side_,
                                  kDctSides);
@@ -829,11 +866,15 @@ class ArdCuda final : public Solver, public Profiled {
 
     // Inverse DCT along y (in place) and x (into `out`), leaving `data` zero.
     void inverse_dct(Real* data, Real* out) const {
-        fork_planes(true, data, out, data);
+        if (plane_chain())  // the plane streams wait for the chain's z pass already
+            launch_dct_plane<Real>(dct_, dct_device(), true, data, out, data, planes_);
+        else
+            fork_planes(true, data, out, data);
         launch_dct_inverse<Real>(dct_, dct_device(), 1, data, data, nullptr, stream_, side_,
                                  kDctSides);
         launch_dct_inverse<Real>(dct_, dct_device(), 0, data, out, data, stream_, side_, kDctSides);
         join_planes();
+        if (plane_chain()) ARDENT_CUDA_CHECK(join_sides(&plane_chain_, 1, stream_));
     }
 
     // Lines [first, last) as target cells, each with the indices of the terms it receives
@@ -1071,7 +1112,7 @@ class ArdCuda final : public Solver, public Profiled {
         gather(pml_gather_, force);
         mark("forward DCT x, y");
         fork_compact(force, field_.get(), cur, false);
-        forward_dct(force);
+        forward_dct(force, cur, false);
         mark("DCT z, mode update");
         modes(force, cur, false);
         mark("inverse DCT y, x");
@@ -1127,7 +1168,7 @@ class ArdCuda final : public Solver, public Profiled {
                                           pending_.size() * sizeof(Real), cudaMemcpyHostToDevice,
                                           stream_));
         fork_compact(force_.get(), field_.get(), cur_, true);
-        forward_dct(force_.get());
+        forward_dct(force_.get(), cur_, true);
         modes(force_.get(), cur_, true);
         inverse_dct(force_.get(), field_.get());
         join_compact();
@@ -1233,13 +1274,17 @@ class ArdCuda final : public Solver, public Profiled {
         cudaEvent_t ghosts = nullptr;  // the field's ghosts evaluated
     } forcing_side_;
     DctSideStream planes_[kPlaneLaunches];  // the plane class's launches (fork_planes)
+    // The plane groups' z pass (add_dct_group's plane_z; ARDENT_DCT_PLANE_CHAIN=0: none, for
+    // measurements) and the stream it runs on between their forward and inverse (plane_chain()).
+    DctPlan plane_z_;
+    DctSideStream plane_chain_;
     cudaGraphExec_t graphs_[2] = {nullptr, nullptr};
     DeviceArray<Real> field_, force_, modes_[2], a_, b_, phi_, terms_, pml_old_, psi_,
         pml_profiles_, source_, samples_;
     DeviceArray<Complex> roots_;
     DeviceArray<Real> direct_;  // the DCT's direct-class matrices (direct_matrices)
     DeviceArray<DctGroup> dct_groups_;
-    DeviceArray<int32_t> block_group_[kDctClasses][3];
+    DeviceArray<int32_t> block_group_[kDctClasses][3], plane_z_group_[kDctClasses];
     DeviceArray<int32_t> compact_group_, compact_warp_group_, plane_group_[kPlaneLaunches];
     DeviceArray<int32_t> lines_, pml_air_, pml_profile_of_, ghost_offsets_, ghost_terms_;
     DeviceArray<Real> ghost_weights_;        // uniform ghosts: the table of distinct weights

@@ -161,9 +161,13 @@ inline void add_plane_group(const GroupShape& s, int32_t index, DctGroup& g, Dct
 // Appends a group to `groups` and `plan`. Each side must be a power of two up to kMaxLine or a
 // direct length (is_direct_length: 2^a 3^b 5^c up to kMaxDirectLine), and the group's cells,
 // count times the partition's, fewer than 2^31 (Lines indexes them with 32 bits otherwise).
+// With `plane_z`, a plane group's z pass goes to that plan instead of `plan` (its x and y go to
+// `plan`'s plane launches as before): the plane groups' chain of passes can then run beside the
+// line classes' (ard_cuda.cu, "the plane chain").
 template <typename Real>
 inline void add_dct_group(const GroupShape& s, long long offset, long long coef,
-                          std::vector<DctGroup>& groups, DctPlan& plan) {
+                          std::vector<DctGroup>& groups, DctPlan& plan,
+                          DctPlan* plane_z = nullptr) {
     DctGroup g{};
     g.shape = s;
     g.offset = offset;
@@ -198,6 +202,7 @@ inline void add_dct_group(const GroupShape& s, long long offset, long long coef,
         add_plane_group<Real>(s, static_cast<int32_t>(groups.size()), g, plan);
     }
     for (int a = plane ? 2 : 0; a < 3; ++a) {
+        DctPlan& into = plane && plane_z ? *plane_z : plan;
         int log2lines = 0, c = kDirectClass;
         size_t bytes = 0;
         if (is_pow2(n[a])) {
@@ -215,17 +220,17 @@ inline void add_dct_group(const GroupShape& s, long long offset, long long coef,
             g.log2_direct_lines[a] = log2lines;
             g.direct_matrix[a] = direct_offset(n[a]);
         }
-        unsigned* blocks = plan.blocks[c][a];
+        unsigned* blocks = into.blocks[c][a];
         g.first_block[a] = blocks[kind];
         const long long lines = s.count * s.nx * s.ny * s.nz / n[a];
         const long long per = 1LL << log2lines;
         const unsigned nb = static_cast<unsigned>((lines + per - 1) / per);
-        std::vector<int32_t>& bg = plan.block_group[c][a];
+        std::vector<int32_t>& bg = into.block_group[c][a];
         bg.insert(kind == kPure ? bg.begin() + blocks[kPure] : bg.end(), nb,
                   static_cast<int32_t>(groups.size()));
         blocks[kind] += nb;
-        if (a == 2 && c == 0) plan.z_blocks[kind][g.log2n[2]] += nb;
-        size_t& most = plan.shared[c][a][kind];
+        if (a == 2 && c == 0) into.z_blocks[kind][g.log2n[2]] += nb;
+        size_t& most = into.shared[c][a][kind];
         most = most > bytes ? most : bytes;
     }
     groups.push_back(g);
@@ -531,9 +536,10 @@ inline void for_each_kernel(F&& f) {
     });
 }
 
-// Lets each kernel take the plan's shared memory (above 48 KB needs the opt-in).
+// Lets each kernel take the plan's shared memory (above 48 KB needs the opt-in), and the plane
+// groups' z plan's where they have one (add_dct_group).
 template <typename Real>
-inline cudaError_t configure_dct_kernels(const DctPlan& p) {
+inline cudaError_t configure_dct_kernels(const DctPlan& p, const DctPlan* plane_z = nullptr) {
     cudaError_t e = cudaSuccess;
     auto set = [&](const void* kernel, size_t bytes) {
         if (e == cudaSuccess)
@@ -545,6 +551,9 @@ inline cudaError_t configure_dct_kernels(const DctPlan& p) {
         size_t most = 0;
         for (const auto& s : p.shared[c])
             most = most > s[k] ? most : s[k];
+        if (plane_z)
+            for (const auto& s : plane_z->shared[c])
+                most = most > s[k] ? most : s[k];
         set(reinterpret_cast<const void*>(&dct_forward<Real, c, k == kPure>), most);
         set(reinterpret_cast<const void*>(&dct_inverse<Real, c, k == kPure>), most);
         set(reinterpret_cast<const void*>(&dct_z_modes<Real, c, k == kPure>), most);
