@@ -154,7 +154,7 @@ class ArdCuda final : public Solver, public Profiled {
         // Shape groups: their cells and coefficients, and each DCT pass's blocks over them.
         dct_.compact_bytes = env_bytes("ARDENT_DCT_COMPACT_BYTES", kCompactBytes);
         dct_.compact_warp_bytes = env_bytes("ARDENT_DCT_COMPACT_WARP_BYTES", kCompactWarpBytes);
-        dct_.plane_bytes = env_bytes("ARDENT_DCT_PLANE_BYTES", kPlaneBytes);
+        dct_.plane_bytes = env_bytes("ARDENT_DCT_PLANE_BYTES", kPlaneSolverBytes);
         dct_.plane_slab_bytes = env_bytes("ARDENT_DCT_PLANE_SLAB_BYTES", kPlaneSlabBytes);
         dct_.split_z = env_bytes("ARDENT_DCT_SPLIT_Z", 1) != 0;
         plane_z_.split_z = dct_.split_z;
@@ -789,7 +789,7 @@ class ArdCuda final : public Solver, public Profiled {
     }
 
     // The shared-memory limits of the compact and plane DCT classes (kCompactBytes,
-    // kCompactWarpBytes, kPlaneBytes, kPlaneSlabBytes), or ARDENT_DCT_COMPACT_BYTES,
+    // kCompactWarpBytes, kPlaneSolverBytes, kPlaneSlabBytes), or ARDENT_DCT_COMPACT_BYTES,
     // ARDENT_DCT_COMPACT_WARP_BYTES, ARDENT_DCT_PLANE_BYTES and ARDENT_DCT_PLANE_SLAB_BYTES where
     // set (0: none), for measurements; likewise ARDENT_DCT_SPLIT_Z=0 launches class 0's z pass
     // whole (kZRanges).
