@@ -152,7 +152,7 @@ class ArdCuda final : public Solver, public Profiled {
         dt2_12_ = static_cast<Real>(dt_ * dt_ / 12);
 
         // Shape groups: their cells and coefficients, and each DCT pass's blocks over them.
-        dct_.compact_bytes = env_bytes("ARDENT_DCT_COMPACT_BYTES", kCompactBytes);
+        dct_.compact_bytes = env_bytes("ARDENT_DCT_COMPACT_BYTES", kCompactSolverBytes);
         dct_.compact_warp_bytes = env_bytes("ARDENT_DCT_COMPACT_WARP_BYTES", kCompactWarpBytes);
         dct_.plane_bytes = env_bytes("ARDENT_DCT_PLANE_BYTES", kPlaneSolverBytes);
         dct_.plane_slab_bytes = env_bytes("ARDENT_DCT_PLANE_SLAB_BYTES", kPlaneSlabBytes);
@@ -788,7 +788,7 @@ class ArdCuda final : public Solver, public Profiled {
         if (s.stream) cudaStreamDestroy(s.stream);
     }
 
-    // The shared-memory limits of the compact and plane DCT classes (kCompactBytes,
+    // The shared-memory limits of the compact and plane DCT classes (kCompactSolverBytes,
     // kCompactWarpBytes, kPlaneSolverBytes, kPlaneSlabBytes), or ARDENT_DCT_COMPACT_BYTES,
     // ARDENT_DCT_COMPACT_WARP_BYTES, ARDENT_DCT_PLANE_BYTES and ARDENT_DCT_PLANE_SLAB_BYTES where
     // set (0: none), for measurements; likewise ARDENT_DCT_SPLIT_Z=0 launches class 0's z pass

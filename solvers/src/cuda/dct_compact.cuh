@@ -24,6 +24,10 @@ inline constexpr int kCompactThreads = 128;
 // The shared memory a compact block may take: below it a group is compact (the limit is the
 // plan's, DctPlan::compact_bytes; this is its default). Measured on the Musikverein (docs/ard.md).
 inline constexpr size_t kCompactBytes = 18 * 1024;
+// The limit the CUDA ARD backend sets (ARDENT_DCT_COMPACT_BYTES): with the plane chain and planes
+// up to 8 KB, blocks up to 30 KB ran the hall x 0.843 0.6 % faster, the L-shaped room x 4.02
+// 0.1 % slower (session 41; with 64 KB planes they had cost the L-shaped room 3 %).
+inline constexpr size_t kCompactSolverBytes = 30 * 1024;
 // The smallest partitions, those whose copies fit kCompactWarpBytes (DctPlan::compact_warp_bytes),
 // take one warp each instead of a block, kCompactWarps to a block: a warp meets only itself
 // between phases, so no block barrier holds a partition of a few hundred cells back.
