@@ -24,12 +24,12 @@ namespace ardent::ard::cuda {
 // The largest xy plane the class takes (DctPlan::plane_bytes; 0: none) and the slab a block
 // aims at (DctPlan::plane_slab_bytes): planes are added to a slab while it stays within it.
 inline constexpr size_t kPlaneBytes = 64 * 1024;
-// The plane limit the CUDA ARD backend sets (ARDENT_DCT_PLANE_BYTES): with the plane chain
-// (ard_cuda.cu) the larger planes' groups are better left to the line classes; at 8 KB (32 x 64
-// points and smaller in float) the hall x 0.843 ran 1.0 % faster and the L-shaped room x 4.02
-// 4.3 % than at 64 KB, where 4 KB and none were slower on the L-shaped room (session 41).
-inline constexpr size_t kPlaneSolverBytes = 8 * 1024;
 inline constexpr size_t kPlaneSlabBytes = 16 * 1024;
+// The plane limit the CUDA ARD backend sets (ARDENT_DCT_PLANE_BYTES): with the plane chain
+// (ard_cuda.cu) the larger planes' groups are better left to the line classes. At 8 KB (32 x 64
+// points and smaller in float) the hall x 0.843 ran 1.0 % and the L-shaped room x 4.02 4.2 %
+// faster than at 64 KB; 16 KB, 4 KB and none were slower on one of the two (session 41).
+inline constexpr size_t kPlaneSolverBytes = 8 * 1024;
 // Lines of the class: the register FFTs of up to 128 points (the line classes' class 0).
 inline constexpr int kPlaneMaxLog2 = 7;
 // One launch per sub-block count: a group takes the launch with the fewest sub-blocks that give
