@@ -27,8 +27,8 @@ constexpr std::size_t kHugePage = std::size_t{2} << 20;
 // Smaller blocks hold at most one whole huge page, and glibc serves many of them from its heap.
 constexpr std::size_t kLargeBlock = 2 * kHugePage;
 
-// The whole huge pages inside [p, p + n): advised before anything touches them (malloc hands
-// out untouched memory for blocks this large), so that the first write maps 2 MiB at a time.
+// The whole huge pages inside [p, p + n): advised before anything touches them (malloc maps
+// fresh memory for most blocks this large), so that the first write maps 2 MiB at a time.
 void advise_huge(void* p, std::size_t n) {
 #ifdef __linux__
     if (n < kLargeBlock) return;
