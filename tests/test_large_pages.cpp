@@ -43,6 +43,9 @@ long long huge_bytes_at(const void* address) {
 }
 
 TEST(LargePages, LargeBlocksLieOnHugePages) {
+#ifndef ARDENT_LARGE_PAGES
+    GTEST_SKIP() << "built without the large-page allocator (sanitized and fuzzing builds)";
+#endif
     const std::string setting = thp_setting();
     if (setting != "madvise" && setting != "always")
         GTEST_SKIP() << "transparent huge pages are '" << setting
