@@ -3,6 +3,7 @@
 // covering exactly the absorbing air-wall faces, and identical output on repeated runs. Run on
 // synthetic rooms and on every bundled scene.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <bit>
 #include <cstdio>
@@ -184,6 +185,8 @@ void expect_identical(const Decomposition& a, const Decomposition& b) {
     }
     ASSERT_EQ(a.pml.size(), b.pml.size());
     ASSERT_EQ(a.pml_cells(), b.pml_cells());
+    ASSERT_EQ(a.rigid_faces, b.rigid_faces);
+    ASSERT_EQ(a.owner, b.owner);
 }
 
 struct Room {
@@ -337,6 +340,56 @@ TEST(Decomposition, ThinFacesSplitPartitions) {
         const Decomposition d = decompose(r.air, r.scene);
         check_invariants(r.air, r.scene, d);
         expect_identical(d, decompose(r.air, r.scene));
+    }
+}
+
+// The box search measures cubes ahead on all cores and takes them in order (box_finder.cpp): the
+// boxes must be those of one thread, whatever the number of threads. Rooms with furniture and a
+// thin partition, all drawn from seeds, on 1, 2, 3 and 7 threads.
+TEST(Decomposition, SameBoxesOnAnyNumberOfThreads) {
+    const int threads_before = omp_get_max_threads();
+    for (const unsigned seed : {411u, 412u, 413u}) {
+        std::mt19937 rng(seed);
+        auto uniform = [&rng](double lo, double hi) {
+            return std::uniform_real_distribution<double>(lo, hi)(rng);
+        };
+        const Vec3 room{uniform(2.5, 4.0), uniform(2.0, 3.5), uniform(1.8, 2.6)};
+        const double h = 0.04, thick = uniform(0.004, 0.03), rz = uniform(-0.3, 0.3);
+        const double wall_x = uniform(0.4, 0.6) * room.x;
+        std::vector<std::pair<Vec3, Vec3>> furniture;
+        for (int n = 0; n < 6; ++n) {
+            const Vec3 lo{uniform(0, room.x - 0.5), uniform(0, room.y - 0.5), 0};
+            furniture.push_back(
+                {lo, {lo.x + uniform(0.2, 0.9), lo.y + uniform(0.2, 0.9), uniform(0.3, 1.2)}});
+        }
+        Room r = make_room(
+            [&](TriangleMesh& m) {
+                test::add_box(m, {0, 0, 0}, room, "room", true, 2);
+                test::add_box(m, {wall_x, 0, 0}, {wall_x + thick, 0.7 * room.y, room.z},
+                              "partition");
+                for (const auto& [lo, hi] : furniture)
+                    test::add_box(
+                        m, lo, {std::min(hi.x, room.x - 0.05), std::min(hi.y, room.y - 0.05), hi.z},
+                        "table");
+                test::rotate(m, {room.x / 2, room.y / 2, room.z / 2}, rz, 0.05);
+            },
+            {0.3 * room.x, 0.8 * room.y, 0.5 * room.z}, h, 0.25);
+        std::vector<Decomposition> runs;
+        for (const int threads : {1, 2, 3, 7}) {
+            omp_set_num_threads(threads);
+            runs.push_back(decompose(r.air, r.scene));
+        }
+        omp_set_num_threads(threads_before);
+        std::printf(
+            "seed %u: room %.2f x %.2f x %.2f m, partition %.4f m thick at x %.2f m, "
+            "rotated %.3f rad: %zu air cells, %zu thin faces, %zu partitions\n",
+            seed, room.x, room.y, room.z, thick, wall_x, rz, r.air.air_cells,
+            r.air.thin_faces.size(), runs[0].partitions.size());
+        check_invariants(r.air, r.scene, runs[0]);
+        for (size_t n = 1; n < runs.size(); ++n) {
+            SCOPED_TRACE("seed " + std::to_string(seed) + ", run " + std::to_string(n));
+            expect_identical(runs[0], runs[n]);
+        }
     }
 }
 

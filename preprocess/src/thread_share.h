@@ -6,6 +6,8 @@
 #include <omp.h>
 #endif
 
+#include <algorithm>
+#include <cstddef>
 #include <utility>
 
 namespace ardent {
@@ -18,6 +20,18 @@ inline std::pair<int, int> thread_share(int n) {
     const long nth = 1, tid = 0;
 #endif
     return {static_cast<int>(n * tid / nth), static_cast<int>(n * (tid + 1) / nth)};
+}
+
+// The same for counts beyond int.
+inline std::pair<size_t, size_t> thread_share(size_t n) {
+#ifdef _OPENMP
+    const size_t nth = static_cast<size_t>(omp_get_num_threads());
+    const size_t tid = static_cast<size_t>(omp_get_thread_num());
+#else
+    const size_t nth = 1, tid = 0;
+#endif
+    return {n / nth * tid + std::min(tid, n % nth),
+            n / nth * (tid + 1) + std::min(tid + 1, n % nth)};
 }
 
 // Threads a parallel region will have, and the calling thread's number within it.
