@@ -106,6 +106,10 @@ class BoxFinder {
     static constexpr size_t kBatchMoved = size_t{1} << 14;
     static constexpr size_t kMaxClaimsTested = 32;
     static constexpr size_t kMinRound = 256;  // cells a round of measures takes at least
+    // Anchors whose run along x reaches this search their boxes on all cores; boxes of this many
+    // cells are claimed on all cores.
+    static constexpr int kParallelSearchSide = 16;
+    static constexpr size_t kParallelClaimCells = size_t{1} << 15;
 
     static constexpr int kUnmeasured = -1;
     struct Span {
@@ -282,60 +286,88 @@ class BoxFinder {
         return best;
     }
 
+    // A box and what ranks it: its weighted volume, then how cubical it is.
+    struct Choice {
+        Partition box;
+        double vol = 0;
+        int aspect = 0;
+    };
+    // Whether a later candidate replaces the one chosen so far: so the first of the best wins.
+    static bool better(const Choice& a, const Choice& b) {
+        return a.vol > b.vol || (a.vol == b.vol && a.aspect < b.aspect);
+    }
+
+    // The box anchored at s: the candidates taken side along x by side along y, largest first.
+    // Anchors with long runs search their sides along x on all cores, each on its own, and the
+    // choices are taken in the same order.
     Partition best_box(Index3 s) {
-        Partition best{s, {1, 1, 1}};
-        double best_vol = 1;
-        int best_aspect = 1;
+        Choice best{{s, {1, 1, 1}}, 1.0, 1};
         const int max_x = std::min(run_[g_.index(s)], max_side_);
+        std::vector<int> xs;
+        for (int X : sides_)
+            if (X <= max_x && !leaves_thin(X, max_x)) xs.push_back(X);
+        if (max_x < kParallelSearchSide) {
+            for (int X : xs)
+                if (const Choice c = best_with_x(s, X); better(c, best)) best = c;
+            return best.box;
+        }
+        std::vector<Choice> per_x(xs.size());
+#pragma omp parallel for schedule(dynamic, 1)
+        for (int n = 0; n < static_cast<int>(xs.size()); ++n)
+            per_x[static_cast<size_t>(n)] = best_with_x(s, xs[static_cast<size_t>(n)]);
+        for (const Choice& c : per_x)
+            if (better(c, best)) best = c;
+        return best.box;
+    }
+
+    // The best box anchored at s with X cells along x (vol 0 where there is none).
+    Choice best_with_x(Index3 s, int X) const {
+        Choice best;
         std::vector<int> rows;  // per layer: consecutive rows from s[1] whose run reaches X
-        for (int X : sides_) {
-            if (X > max_x || leaves_thin(X, max_x)) continue;
-            rows.clear();
-            int y_cap = std::min(g_.dims[1] - s[1], max_side_);
-            for (int z = s[2]; z < g_.dims[2] && static_cast<int>(rows.size()) < max_side_; ++z) {
-                int r = 0;
-                while (r < y_cap && row_joins(s, r, z, X))
-                    ++r;
-                if (r == 0) break;
-                rows.push_back(r);
-                y_cap = r;  // later layers only matter up to this many rows
-            }
-            const int max_y = rows.empty() ? 0 : rows[0];
-            for (int Y : sides_) {
-                if (Y > max_y || leaves_thin(Y, max_y)) continue;
-                int zfree = 0;
-                while (zfree < static_cast<int>(rows.size()) && rows[zfree] >= Y)
-                    ++zfree;
-                const int Z = pick_side(zfree);
-                if (Z == 0 || !shape_allowed(X, Y, Z)) continue;
-                const double vol = static_cast<double>(X) * Y * Z * side_weight(X) *
-                                   side_weight(Y) * side_weight(Z);
-                const int aspect = std::max({X, Y, Z}) / std::min({X, Y, Z});
-                if (vol > best_vol || (vol == best_vol && aspect < best_aspect)) {
-                    best_vol = vol;
-                    best_aspect = aspect;
-                    best = {s, {X, Y, Z}};
-                }
-            }
+        int y_cap = std::min(g_.dims[1] - s[1], max_side_);
+        for (int z = s[2]; z < g_.dims[2] && static_cast<int>(rows.size()) < max_side_; ++z) {
+            int r = 0;
+            while (r < y_cap && row_joins(s, r, z, X))
+                ++r;
+            if (r == 0) break;
+            rows.push_back(r);
+            y_cap = r;  // later layers only matter up to this many rows
+        }
+        const int max_y = rows.empty() ? 0 : rows[0];
+        for (int Y : sides_) {
+            if (Y > max_y || leaves_thin(Y, max_y)) continue;
+            int zfree = 0;
+            while (zfree < static_cast<int>(rows.size()) && rows[zfree] >= Y)
+                ++zfree;
+            const int Z = pick_side(zfree);
+            if (Z == 0 || !shape_allowed(X, Y, Z)) continue;
+            const double vol =
+                static_cast<double>(X) * Y * Z * side_weight(X) * side_weight(Y) * side_weight(Z);
+            const int aspect = std::max({X, Y, Z}) / std::min({X, Y, Z});
+            if (const Choice c{{s, {X, Y, Z}}, vol, aspect}; better(c, best)) best = c;
         }
         return best;
     }
 
+    // The box's cells leave the free air. Rows are independent (each sets its own cells and the
+    // runs to its left): large boxes set them on all cores.
     void claim(const Partition& p) {
-        for (int k = p.origin[2]; k < p.origin[2] + p.size[2]; ++k)
-            for (int j = p.origin[1]; j < p.origin[1] + p.size[1]; ++j) {
-                const size_t row = g_.index(p.origin[0], j, k);
-                for (int i = 0; i < p.size[0]; ++i) {
-                    free_[row + i] = 0;
-                    run_[row + i] = 0;
-                }
-                // Runs reaching into the box now stop at its face.
-                for (int i = p.origin[0] - 1, d = 1; i >= 0; --i, ++d) {
-                    const size_t idx = g_.index(i, j, k);
-                    if (!free_[idx] || x_blocked(idx + 1)) break;
-                    run_[idx] = d;
-                }
+        const int rows = p.size[1] * p.size[2];
+#pragma omp parallel for schedule(static) if (p.cells() >= kParallelClaimCells)
+        for (int r = 0; r < rows; ++r) {
+            const int j = p.origin[1] + r % p.size[1], k = p.origin[2] + r / p.size[1];
+            const size_t row = g_.index(p.origin[0], j, k);
+            for (int i = 0; i < p.size[0]; ++i) {
+                free_[row + i] = 0;
+                run_[row + i] = 0;
             }
+            // Runs reaching into the box now stop at its face.
+            for (int i = p.origin[0] - 1, d = 1; i >= 0; --i, ++d) {
+                const size_t idx = g_.index(i, j, k);
+                if (!free_[idx] || x_blocked(idx + 1)) break;
+                run_[idx] = d;
+            }
+        }
     }
 
     const Grid& g_;
