@@ -221,5 +221,44 @@ TEST(WriteDuringSolveFailure, AWriteThatFailsBesideTheNextSolveFailsTheRun) {
     EXPECT_EQ(dir.listing(), "wave.json\n");
 }
 
+// In a write in line, the receivers' files and the grid's are written side by side (on threads of
+// their own): either failing fails the run, naming its file, once the other has stopped, and
+// leaves nothing behind; the observer hears only from the run's thread.
+class WriteInLineFailure : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(WriteInLineFailure, EitherPartFailingFailsTheRun) {
+    const std::string folder = GetParam();
+    ScratchDir dir;
+    const Scene scene = two_sources(dir, "wave");
+    pipeline::SimulateSettings settings;
+    settings.threads = 2;
+    settings.output = dir / "out.ardent";
+    settings.write_during_solve = pipeline::WriteDuringSolve::Never;
+    Recorder rec;
+    size_t blocked = 0;
+    rec.before_first_solve = [&] {
+        for (const auto& e : fs::directory_iterator(dir.path()))
+            if (e.is_directory() && fs::is_directory(e.path() / folder)) {
+                fs::remove_all(e.path() / folder);
+                std::ofstream(e.path() / folder) << "in the way\n";
+                ++blocked;
+            }
+    };
+    try {
+        pipeline::simulate(scene, settings, rec, nullptr);
+        ADD_FAILURE() << "the run succeeded";
+    } catch (const std::exception& e) {
+        std::printf("%s blocked: %s\n", folder.c_str(), e.what());
+        const std::string file = folder == "ir" ? ".wav" : ".h5";
+        EXPECT_NE(std::string(e.what()).find(file), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("S1"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(blocked, 1u);
+    EXPECT_EQ(rec.off_thread, 0u);
+    EXPECT_EQ(dir.listing(), "wave.json\n");
+}
+
+INSTANTIATE_TEST_SUITE_P(Parts, WriteInLineFailure, ::testing::Values("ir", "grid"));
+
 }  // namespace
 }  // namespace ardent::test

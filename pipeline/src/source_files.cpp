@@ -3,6 +3,8 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <exception>
+#include <future>
 #include <numbers>
 #include <span>
 #include <stdexcept>
@@ -68,6 +70,22 @@ void write_ambix(const fs::path& file, const std::vector<std::vector<float>>& ch
     audio::write_audio(file, a, audio::WriteMode::Direct);
 }
 
+// Raises `flag` when the scope is left by an exception (and not otherwise).
+class GiveUpOnError {
+  public:
+    explicit GiveUpOnError(std::atomic<bool>& flag)
+        : flag_(flag), exceptions_(std::uncaught_exceptions()) {}
+    ~GiveUpOnError() {
+        if (std::uncaught_exceptions() > exceptions_) flag_.store(true);
+    }
+    GiveUpOnError(const GiveUpOnError&) = delete;
+    GiveUpOnError& operator=(const GiveUpOnError&) = delete;
+
+  private:
+    std::atomic<bool>& flag_;
+    int exceptions_;
+};
+
 // The listener-grid file of one source (docs/output-format.md) from the signals the solver
 // recorded: each point's IR and its pressure gradient's, delivered at the band's rate; and in a
 // full-band run the geometric part above the crossover.
@@ -75,7 +93,8 @@ void write_grid(const Preprocessed& p, const std::vector<std::vector<float>>& re
                 const IrDelivery& delivery, double dt, const fs::path& file,
                 const std::string& source, const std::string& hash,
                 const auralize::GridGeometric* geometric, int threads,
-                const std::atomic<bool>* stop, const std::function<void(size_t)>& points_done) {
+                const std::atomic<bool>* stop, const std::atomic<bool>& abandon,
+                const std::function<void(size_t)>& points_done) {
     const double duration = p.scene.simulation.duration;
     const int fs_out = p.scene.output_sample_rate;
     // The solver recorded the grid points, then their neighbours (listener_cells):
@@ -131,6 +150,7 @@ void write_grid(const Preprocessed& p, const std::vector<std::vector<float>>& re
                 grid.write_point(i, rows[i % (2 * batch)]);
             points_done(end);
             stop_point(stop);
+            if (abandon.load()) throw Interrupted{};
         });
     if (geometric) grid.write_geometric(*geometric);
     grid.close();
@@ -152,6 +172,20 @@ WrittenSource write_source_files(const SourceFiles& run, size_t s, const SolvedS
     to.write_begin(src_name, n_rec + n_grid);
     const IrDelivery delivery(dt, ex.delay(), fs_out, duration, run.p.scene.air,
                               run.p.scene.simulation.speed_of_sound);
+    // The grid's file is written beside the receivers' files, on threads of its own: the
+    // receivers take a thread each and leave most cores idle while the slowest finishes. Only this
+    // thread reports to `to`; an error here first tells the grid to give up, then waits for it.
+    std::atomic<size_t> points{0};
+    std::atomic<bool> abandon{false};
+    std::future<void> grid;
+    if (n_grid > 0)
+        grid = std::async(std::launch::async, [&] {
+            write_grid(run.p, solved.grid, delivery, dt,
+                       run.dir / "grid" / (safe_name(src_name) + ".h5"), src_name, run.scene_hash,
+                       grid_geo, run.threads, run.stop, abandon,
+                       [&](size_t done) { points.store(done); });
+        });
+    const GiveUpOnError give_up(abandon);
     // Each receiver's IRs, files and ISO 3382 table on its own worker thread (a hall's
     // 16 receivers took 10 s of one thread a source); the table keeps receiver order.
     std::vector<json> rows(n_rec);
@@ -186,14 +220,15 @@ WrittenSource write_source_files(const SourceFiles& run, size_t s, const SolvedS
                 run.p.air.receivers[r].name);
         },
         [&](size_t, size_t end) {
-            to.write_progress(end);
+            to.write_progress(end + points.load());
             stop_point(run.stop);
         });
-    if (run.p.scene.listener_grid_cells() > 0)
-        write_grid(run.p, solved.grid, delivery, dt,
-                   run.dir / "grid" / (safe_name(src_name) + ".h5"), src_name, run.scene_hash,
-                   grid_geo, run.threads, run.stop,
-                   [&](size_t points) { to.write_progress(n_rec + points); });
+    if (grid.valid()) {
+        while (grid.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
+            to.write_progress(n_rec + points.load());
+        grid.get();  // the grid's error, if any
+    }
+    to.write_progress(n_rec + n_grid);
     to.write_end();
     return WrittenSource{std::move(rows), seconds_since(tw)};
 }
