@@ -48,6 +48,10 @@ PropagationFilter::PropagationFilter(double sample_rate, const Atmosphere& air,
     for (size_t i = 0; i < frame_; ++i)
         window_[i] = static_cast<float>(std::pow(
             std::sin(std::numbers::pi * static_cast<double>(i) / static_cast<double>(frame_)), 2));
+    // Each sample's time from its frame's centre, in seconds (the slope's weights).
+    offset_s_.resize(frame_);
+    for (size_t i = 0; i < frame_; ++i)
+        offset_s_[i] = (static_cast<double>(i) - static_cast<double>(frame_) / 2) / fs_;
     // The advance as a phase ramp; the Nyquist bin keeps only its real part (a real signal).
     shift_.resize(bins);
     for (size_t b = 0; b < bins; ++b) {
@@ -104,14 +108,16 @@ std::vector<float> PropagationFilter::apply(std::span<const float> ir) const {
         std::fill(buf.get(), buf.get() + n, 0.0f);
         std::fill(slope.get(), slope.get() + n, 0.0f);
         bool any = false;
-        for (size_t i = 0; i < frame; ++i) {
-            const std::ptrdiff_t s = start + static_cast<std::ptrdiff_t>(i);
-            if (s < 0 || s >= len) continue;
-            const float v = ir[static_cast<size_t>(s)] * window_[i];
+        // The frame's samples that exist: i in [i_lo, i_hi).
+        const auto i_lo = static_cast<size_t>(std::max<std::ptrdiff_t>(0, -start));
+        const auto i_hi = static_cast<size_t>(
+            std::clamp<std::ptrdiff_t>(len - start, 0, static_cast<std::ptrdiff_t>(frame)));
+        for (size_t i = i_lo; i < i_hi; ++i) {
+            const float v =
+                ir[static_cast<size_t>(start + static_cast<std::ptrdiff_t>(i))] * window_[i];
             buf[static_cast<size_t>(margin) + i] = v;
             slope[static_cast<size_t>(margin) + i] =
-                static_cast<float>(static_cast<double>(v) *
-                                   (static_cast<double>(i) - static_cast<double>(frame) / 2) / fs_);
+                static_cast<float>(static_cast<double>(v) * offset_s_[i]);
             any = any || v != 0.0f;
         }
         if (!any) continue;
@@ -130,10 +136,13 @@ std::vector<float> PropagationFilter::apply(std::span<const float> ir) const {
             spec[b] = std::complex<float>(v * g);
         }
         plan_->fft.inverse(spec.get(), buf.get());
-        for (size_t j = 0; j < n; ++j) {
-            const std::ptrdiff_t s = start - margin + static_cast<std::ptrdiff_t>(j);
-            if (s >= 0 && s < len) out[static_cast<size_t>(s)] += buf[j];
-        }
+        // Overlap-add of the transform's span, s = start - margin + j, where the output has it.
+        const std::ptrdiff_t first = start - margin;
+        const auto j_lo = static_cast<size_t>(std::max<std::ptrdiff_t>(0, -first));
+        const auto j_hi = static_cast<size_t>(
+            std::clamp<std::ptrdiff_t>(len - first, 0, static_cast<std::ptrdiff_t>(n)));
+        for (size_t j = j_lo; j < j_hi; ++j)
+            out[static_cast<size_t>(first + static_cast<std::ptrdiff_t>(j))] += buf[j];
     }
     return out;
 }

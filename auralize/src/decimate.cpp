@@ -63,15 +63,38 @@ std::vector<float> IrDecimator::apply(std::span<const float> in, size_t samples)
     std::vector<float> out(samples, 0.0f);
     const auto n_in = static_cast<long long>(in.size());
     const auto half = static_cast<long long>(half_);
+    const auto step = static_cast<long long>(factor_);
     const double gain = static_cast<double>(factor_);  // the IR convention (resample.h)
-    for (size_t n = 0; n < samples; ++n) {
-        const long long centre = static_cast<long long>(n * factor_);
+    const size_t taps = taps_.size();
+    // Outputs whose windows lie inside the input are summed kLanes at a time: one sum alone is a
+    // chain of dependent additions (the listener grid's write waited on it); side by side each
+    // keeps its own terms in the same order, so every output is the value of the loop below.
+    constexpr size_t kLanes = 8;
+    size_t n = 0;
+    while (n < samples) {
+        const auto centre = static_cast<long long>(n) * step;
+        const bool inside = n + kLanes <= samples && centre - half >= 0 &&
+                            centre + static_cast<long long>(kLanes - 1) * step + half < n_in;
+        if (inside) {
+            double acc[kLanes] = {};
+            const float* x = in.data() + (centre - half);
+            for (size_t j = 0; j < taps; ++j) {
+                const double t = taps_[j];
+                for (size_t k = 0; k < kLanes; ++k)
+                    acc[k] += t * static_cast<double>(x[j + k * factor_]);
+            }
+            for (size_t k = 0; k < kLanes; ++k)
+                out[n + k] = static_cast<float>(gain * acc[k]);
+            n += kLanes;
+            continue;
+        }
         const long long lo = std::max(-half, -centre), hi = std::min(half, n_in - 1 - centre);
         double acc = 0;
         for (long long j = lo; j <= hi; ++j)
             acc += taps_[static_cast<size_t>(j + half)] *
                    static_cast<double>(in[static_cast<size_t>(centre + j)]);
         out[n] = static_cast<float>(gain * acc);
+        ++n;
     }
     return out;
 }

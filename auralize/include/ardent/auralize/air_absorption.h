@@ -49,6 +49,7 @@ class PropagationFilter {
     std::vector<double> hop_decay_;            // per FFT bin: its decay over half a frame
     std::vector<std::complex<double>> shift_;  // per FFT bin: the advance's phase ramp
     std::vector<float> window_;                // periodic Hann of frame_ samples
+    std::vector<double> offset_s_;             // per frame sample: seconds from the centre
     std::unique_ptr<Plan> plan_;
 };
 
