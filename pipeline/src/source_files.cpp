@@ -173,12 +173,13 @@ WrittenSource write_source_files(const SourceFiles& run, size_t s, const SolvedS
     const IrDelivery delivery(dt, ex.delay(), fs_out, duration, run.p.scene.air,
                               run.p.scene.simulation.speed_of_sound);
     // The grid's file is written beside the receivers' files, on threads of its own: the
-    // receivers take a thread each and leave most cores idle while the slowest finishes. Only this
-    // thread reports to `to`; an error here first tells the grid to give up, then waits for it.
+    // receivers take a thread each and leave most cores idle while the slowest finishes (so up to
+    // twice the worker threads run meanwhile). Only this thread reports to `to`; an error here
+    // first tells the grid to give up, then waits for it.
     std::atomic<size_t> points{0};
     std::atomic<bool> abandon{false};
     std::future<void> grid;
-    if (n_grid > 0)
+    if (run.p.scene.listener_grid_cells() > 0)
         grid = std::async(std::launch::async, [&] {
             write_grid(run.p, solved.grid, delivery, dt,
                        run.dir / "grid" / (safe_name(src_name) + ".h5"), src_name, run.scene_hash,
