@@ -3,7 +3,6 @@
 #include <array>
 #include <chrono>
 #include <cmath>
-#include <exception>
 #include <future>
 #include <numbers>
 #include <span>
@@ -69,22 +68,6 @@ void write_ambix(const fs::path& file, const std::vector<std::vector<float>>& ch
             a.samples[m * k + c] = channels[c][k];
     audio::write_audio(file, a, audio::WriteMode::Direct);
 }
-
-// Raises `flag` when the scope is left by an exception (and not otherwise).
-class GiveUpOnError {
-  public:
-    explicit GiveUpOnError(std::atomic<bool>& flag)
-        : flag_(flag), exceptions_(std::uncaught_exceptions()) {}
-    ~GiveUpOnError() {
-        if (std::uncaught_exceptions() > exceptions_) flag_.store(true);
-    }
-    GiveUpOnError(const GiveUpOnError&) = delete;
-    GiveUpOnError& operator=(const GiveUpOnError&) = delete;
-
-  private:
-    std::atomic<bool>& flag_;
-    int exceptions_;
-};
 
 // The listener-grid file of one source (docs/output-format.md) from the signals the solver
 // recorded: each point's IR and its pressure gradient's, delivered at the band's rate; and in a
@@ -156,39 +139,16 @@ void write_grid(const Preprocessed& p, const std::vector<std::vector<float>>& re
     grid.close();
 }
 
-}  // namespace
-
-WrittenSource write_source_files(const SourceFiles& run, size_t s, const SolvedSource& solved,
-                                 const std::vector<FullBand::Ambisonic>& geo,
-                                 const auralize::GridGeometric* grid_geo, SimulateObserver& to) {
-    const auto tw = std::chrono::steady_clock::now();
+// Each receiver's IR and AmbiX files of source `s` and its ISO 3382 row, on its own worker thread
+// (a hall's 16 receivers took 10 s of one thread a source); the rows keep receiver order.
+// progress(n) after each batch, n receivers done.
+std::vector<json> write_receivers(const SourceFiles& run, size_t s, const SolvedSource& solved,
+                                  const std::vector<FullBand::Ambisonic>& geo,
+                                  const IrDelivery& delivery,
+                                  const std::function<void(size_t)>& progress) {
     const int fs_out = run.p.scene.output_sample_rate;
-    const double duration = run.p.scene.simulation.duration;
     const std::string& src_name = run.p.air.sources[s].name;
-    const double dt = solved.dt;
-    const Excitation ex = Excitation::for_band(run.p.scene.simulation.max_frequency, dt);
-    const size_t n_rec = run.p.air.receivers.size(),
-                 n_grid = run.p.scene.listener_grid_cells() > 0 ? run.p.listener_points() : 0;
-    to.write_begin(src_name, n_rec + n_grid);
-    const IrDelivery delivery(dt, ex.delay(), fs_out, duration, run.p.scene.air,
-                              run.p.scene.simulation.speed_of_sound);
-    // The grid's file is written beside the receivers' files, on threads of its own: the
-    // receivers take a thread each and leave most cores idle while the slowest finishes (so up to
-    // twice the worker threads run meanwhile). Only this thread reports to `to`; an error here
-    // first tells the grid to give up, then waits for it.
-    std::atomic<size_t> points{0};
-    std::atomic<bool> abandon{false};
-    std::future<void> grid;
-    if (run.p.scene.listener_grid_cells() > 0)
-        grid = std::async(std::launch::async, [&] {
-            write_grid(run.p, solved.grid, delivery, dt,
-                       run.dir / "grid" / (safe_name(src_name) + ".h5"), src_name, run.scene_hash,
-                       grid_geo, run.threads, run.stop, abandon,
-                       [&](size_t done) { points.store(done); });
-        });
-    const GiveUpOnError give_up(abandon);
-    // Each receiver's IRs, files and ISO 3382 table on its own worker thread (a hall's
-    // 16 receivers took 10 s of one thread a source); the table keeps receiver order.
+    const size_t n_rec = run.p.air.receivers.size();
     std::vector<json> rows(n_rec);
     const size_t workers = worker_count(run.threads);
     in_batches(
@@ -221,9 +181,49 @@ WrittenSource write_source_files(const SourceFiles& run, size_t s, const SolvedS
                 run.p.air.receivers[r].name);
         },
         [&](size_t, size_t end) {
-            to.write_progress(end + points.load());
+            progress(end);
             stop_point(run.stop);
         });
+    return rows;
+}
+
+}  // namespace
+
+WrittenSource write_source_files(const SourceFiles& run, size_t s, const SolvedSource& solved,
+                                 const std::vector<FullBand::Ambisonic>& geo,
+                                 const auralize::GridGeometric* grid_geo, SimulateObserver& to) {
+    const auto tw = std::chrono::steady_clock::now();
+    const int fs_out = run.p.scene.output_sample_rate;
+    const double duration = run.p.scene.simulation.duration;
+    const std::string& src_name = run.p.air.sources[s].name;
+    const double dt = solved.dt;
+    const Excitation ex = Excitation::for_band(run.p.scene.simulation.max_frequency, dt);
+    const size_t n_rec = run.p.air.receivers.size(),
+                 n_grid = run.p.scene.listener_grid_cells() > 0 ? run.p.listener_points() : 0;
+    to.write_begin(src_name, n_rec + n_grid);
+    const IrDelivery delivery(dt, ex.delay(), fs_out, duration, run.p.scene.air,
+                              run.p.scene.simulation.speed_of_sound);
+    // The grid's file is written beside the receivers' files, on threads of its own: the
+    // receivers take a thread each and leave most cores idle while the slowest finishes (so up to
+    // twice the worker threads run meanwhile). Only this thread reports to `to`.
+    std::atomic<size_t> points{0};
+    std::atomic<bool> abandon{false};
+    std::future<void> grid;
+    if (run.p.scene.listener_grid_cells() > 0)
+        grid = std::async(std::launch::async, [&] {
+            write_grid(run.p, solved.grid, delivery, dt,
+                       run.dir / "grid" / (safe_name(src_name) + ".h5"), src_name, run.scene_hash,
+                       grid_geo, run.threads, run.stop, abandon,
+                       [&](size_t done) { points.store(done); });
+        });
+    std::vector<json> rows;
+    try {
+        rows = write_receivers(run, s, solved, geo, delivery,
+                               [&](size_t done) { to.write_progress(done + points.load()); });
+    } catch (...) {
+        abandon.store(true);  // the grid gives up at its next batch; its future then waits for it
+        throw;
+    }
     if (grid.valid()) {
         while (grid.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
             to.write_progress(n_rec + points.load());

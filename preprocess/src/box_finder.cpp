@@ -298,23 +298,18 @@ class BoxFinder {
     }
 
     // The box anchored at s: the candidates taken side along x by side along y, largest first.
-    // Anchors with long runs search their sides along x on all cores, each on its own, and the
-    // choices are taken in the same order.
+    // Anchors with long runs search their sides along x on all cores, each on its own; the
+    // choices are taken in the same order either way.
     Partition best_box(Index3 s) {
-        Choice best{{s, {1, 1, 1}}, 1.0, 1};
         const int max_x = std::min(run_[g_.index(s)], max_side_);
         std::vector<int> xs;
         for (int X : sides_)
             if (X <= max_x && !leaves_thin(X, max_x)) xs.push_back(X);
-        if (max_x < kParallelSearchSide) {
-            for (int X : xs)
-                if (const Choice c = best_with_x(s, X); better(c, best)) best = c;
-            return best.box;
-        }
         std::vector<Choice> per_x(xs.size());
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (max_x >= kParallelSearchSide)
         for (int n = 0; n < static_cast<int>(xs.size()); ++n)
             per_x[static_cast<size_t>(n)] = best_with_x(s, xs[static_cast<size_t>(n)]);
+        Choice best{{s, {1, 1, 1}}, 1.0, 1};
         for (const Choice& c : per_x)
             if (better(c, best)) best = c;
         return best.box;

@@ -6,23 +6,12 @@
 #include <omp.h>
 #endif
 
-#include <algorithm>
 #include <cstddef>
 #include <utility>
 
 namespace ardent {
 
 // The calling thread's share [lo, hi) of n items (all of them outside a parallel region).
-inline std::pair<int, int> thread_share(int n) {
-#ifdef _OPENMP
-    const long nth = omp_get_num_threads(), tid = omp_get_thread_num();
-#else
-    const long nth = 1, tid = 0;
-#endif
-    return {static_cast<int>(n * tid / nth), static_cast<int>(n * (tid + 1) / nth)};
-}
-
-// The same for counts beyond int.
 inline std::pair<size_t, size_t> thread_share(size_t n) {
 #ifdef _OPENMP
     const size_t nth = static_cast<size_t>(omp_get_num_threads());
@@ -30,8 +19,11 @@ inline std::pair<size_t, size_t> thread_share(size_t n) {
 #else
     const size_t nth = 1, tid = 0;
 #endif
-    return {n / nth * tid + std::min(tid, n % nth),
-            n / nth * (tid + 1) + std::min(tid + 1, n % nth)};
+    return {n * tid / nth, n * (tid + 1) / nth};
+}
+inline std::pair<int, int> thread_share(int n) {
+    const auto [lo, hi] = thread_share(static_cast<size_t>(n));
+    return {static_cast<int>(lo), static_cast<int>(hi)};
 }
 
 // Threads a parallel region will have, and the calling thread's number within it.
