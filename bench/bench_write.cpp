@@ -6,7 +6,6 @@
 // the grid file's size.
 // Usage: bench_write [SCENE.json] [--max-frequency HZ] [--duration S] [--threads T]
 //                    [--every N] [--rounds R]
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
