@@ -10,7 +10,9 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <numbers>
@@ -27,8 +29,11 @@
 #include "ardent/auralize/ir_grid.h"
 #include "ardent/pipeline/grid_full_band.h"
 #include "ardent/pipeline/grid_map_setup.h"
+#include "ardent/pipeline/stop_signals.h"
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/number_text.h"
+#include "ardent/preprocess/safe_output.h"
+#include "ardent/preprocess/slice_image.h"
 #include "commands.h"
 #include "validators.h"
 
@@ -45,9 +50,49 @@ struct Provenance {
     std::string pair, note;   // "S1 -> R1", and why (for the report)
 };
 
-// Nothing when `ir` is not in a results directory or result.json cannot be read as one (with a
-// warning for the latter: the IR is then analysed like any other).
-std::optional<Provenance> from_result_json(const fs::path& ir) {
+// Why result.json's account of one of its IRs does not fit `audio`, the file beside it; empty when
+// it does. Such a file belongs to another run (or was edited): a source 1e6 m away put the direct
+// sound at 2915 s in a 0.2 s IR, and a negative speed of sound fell back without a word.
+std::string provenance_mismatch(const nlohmann::json& j, const fs::path& ir,
+                                const audio::Audio& audio, const std::string& source,
+                                const std::string& receiver, double distance) {
+    char why[200];
+    if (ir.filename() != source + "_" + receiver + ".wav")
+        return "it names the IR of " + source + " and " + receiver + " " +
+               (source + "_" + receiver + ".wav");
+    const double c = j.at("settings").at("speed_of_sound").get<double>();
+    if (!(c > 0) || !std::isfinite(c)) {
+        std::snprintf(why, sizeof why, "its speed of sound, %g m/s, is not a positive number", c);
+        return why;
+    }
+    const auto& info = j.at("ir");
+    const double rate = info.at("sample_rate").get<double>();
+    if (rate != audio.sample_rate) {
+        std::snprintf(why, sizeof why, "it says %g Hz, the file is at %d Hz", rate,
+                      audio.sample_rate);
+        return why;
+    }
+    const double samples = info.at("samples").get<double>();
+    if (samples != static_cast<double>(audio.frames())) {
+        std::snprintf(why, sizeof why, "it says %.0f samples, the file holds %zu", samples,
+                      audio.frames());
+        return why;
+    }
+    const double onset = distance / c, length = static_cast<double>(audio.frames()) / rate;
+    if (!(onset < length)) {
+        std::snprintf(why, sizeof why,
+                      "its direct sound, %.4g m at %g m/s, arrives at %.4g s, after the IR's end "
+                      "at %.4g s",
+                      distance, c, onset, length);
+        return why;
+    }
+    return {};
+}
+
+// Nothing when `ir` is not in a results directory, result.json cannot be read as one, or it does
+// not describe `audio` (with a warning for the latter two: the IR is then analysed like any
+// other).
+std::optional<Provenance> from_result_json(const fs::path& ir, const audio::Audio& audio) {
     const fs::path dir = ir.parent_path().parent_path(), sub = ir.parent_path().filename();
     const fs::path file = (dir.empty() ? fs::path(".") : dir) / "result.json";
     std::error_code ec;
@@ -71,6 +116,16 @@ std::optional<Provenance> from_result_json(const fs::path& ir) {
                                  r.at("cell_centre").at(a).get<double>();
                 d2 += d * d;
             }
+            const std::string mismatch =
+                provenance_mismatch(j, ir, audio, s.at("name").get<std::string>(),
+                                    r.at("name").get<std::string>(), std::sqrt(d2));
+            if (!mismatch.empty()) {
+                std::fprintf(stderr,
+                             "ardent: warning: %s does not describe '%s' (%s); the IR is analysed "
+                             "alone\n",
+                             file.c_str(), ir.c_str(), printable_text(mismatch).c_str());
+                return std::nullopt;
+            }
             Provenance p;
             const double c = j.at("settings").at("speed_of_sound").get<double>();
             p.onset_s = std::sqrt(d2) / c;
@@ -83,14 +138,51 @@ std::optional<Provenance> from_result_json(const fs::path& ir) {
             else
                 p.crossover_hz = j.at("band").at("crossover_hz").get<double>();
             p.note = file.string();
-            if (!(p.onset_s >= 0 && std::isfinite(p.onset_s))) return std::nullopt;
+            if (!(p.valid_to_hz >= 0 && std::isfinite(p.valid_to_hz)) ||
+                !(p.crossover_hz >= 0 && std::isfinite(p.crossover_hz)))
+                throw std::runtime_error("its band (flat_to_hz, crossover_hz) is not a frequency");
             return p;
         }
+        std::fprintf(stderr,
+                     "ardent: warning: %s does not list '%s' among its files; the IR is analysed "
+                     "alone\n",
+                     file.c_str(), name.c_str());
     } catch (const std::exception& e) {
         std::fprintf(stderr, "ardent: warning: %s: not read (%s); the IR is analysed alone\n",
                      file.c_str(), e.what());
     }
     return std::nullopt;
+}
+
+// How many frames the header of WAV file `file` declares its data chunk to hold; 0 when it is not
+// a plain RIFF/WAVE file or declares no size (a stream's 0 or 0xFFFFFFFF). libsndfile reads a
+// file cut inside its data as the shorter file it is, without a word.
+size_t wav_declared_frames(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    char head[12];
+    if (!in.read(head, 12) || std::memcmp(head, "RIFF", 4) != 0 || std::memcmp(head + 8, "WAVE", 4))
+        return 0;
+    const auto u32 = [](const unsigned char* b) {
+        return std::uint32_t{b[0]} | std::uint32_t{b[1]} << 8 | std::uint32_t{b[2]} << 16 |
+               std::uint32_t{b[3]} << 24;
+    };
+    std::uint32_t block_align = 0;
+    unsigned char chunk[8];
+    for (int n = 0; n < 64 && in.read(reinterpret_cast<char*>(chunk), 8); ++n) {
+        const std::uint32_t size = u32(chunk + 4);
+        if (std::memcmp(chunk, "fmt ", 4) == 0 && size >= 16) {
+            unsigned char fmt[16];
+            if (!in.read(reinterpret_cast<char*>(fmt), 16)) return 0;
+            block_align = std::uint32_t{fmt[12]} | std::uint32_t{fmt[13]} << 8;
+            in.seekg(static_cast<std::streamoff>(size - 16 + (size & 1)), std::ios::cur);
+        } else if (std::memcmp(chunk, "data", 4) == 0) {
+            if (block_align == 0 || size == 0 || size == 0xFFFFFFFFu) return 0;
+            return size / block_align;
+        } else {
+            in.seekg(static_cast<std::streamoff>(size) + (size & 1), std::ios::cur);
+        }
+    }
+    return 0;
 }
 
 // A value in a fixed-width column, or "-" where the band does not allow it; `mark` flags a value
@@ -161,16 +253,25 @@ struct MapOpts {
     int threads = 0;
 };
 
-// DIR/result.json's account of a grid, or nothing with a warning when it cannot be read: the grid
-// is then analysed alone.
+// DIR/result.json's account of a grid, or nothing with a warning when it cannot be read or does
+// not describe the grid: the grid is then analysed alone.
 std::optional<pipeline::GridProvenance> grid_provenance(const fs::path& grid_file,
-                                                        const std::string& source) {
+                                                        const auralize::IrGrid& grid) {
+    const fs::path dir = grid_file.parent_path().parent_path();
+    const fs::path result = (dir.empty() ? fs::path(".") : dir) / "result.json";
     try {
-        return pipeline::grid_provenance(grid_file, source);
+        auto prov = pipeline::grid_provenance(grid_file, grid.source());
+        if (prov) {
+            const std::string why = pipeline::grid_provenance_mismatch(*prov, grid);
+            if (why.empty()) return prov;
+            std::fprintf(stderr,
+                         "ardent: warning: %s does not describe '%s' (%s); the grid is analysed "
+                         "alone\n",
+                         result.c_str(), grid_file.c_str(), printable_text(why).c_str());
+        }
     } catch (const std::exception& e) {
-        const fs::path dir = grid_file.parent_path().parent_path();
         std::fprintf(stderr, "ardent: warning: %s: not read (%s); the grid is analysed alone\n",
-                     ((dir.empty() ? fs::path(".") : dir) / "result.json").c_str(), e.what());
+                     result.c_str(), e.what());
     }
     return std::nullopt;
 }
@@ -218,7 +319,7 @@ void write_map_csv(const fs::path& file, const auralize::IrGrid& grid,
         }
     }
     out.close();
-    if (!out) throw InputError("cannot write '" + file.string() + "'");
+    if (!out) throw_write_error(file, errno);
 }
 
 // The PNG of every parameter and band on `plane`; returns how many were written.
@@ -247,7 +348,7 @@ size_t write_map_pngs(const fs::path& dir, const auralize::IrGrid& grid,
                             name.c_str());
                 continue;
             }
-            write_png(dir / name, auralize::map_image(grid, plane, values, lo, hi), false);
+            write_png(dir / name, auralize::map_image(grid, plane, values, lo, hi), OutputRules{});
             std::printf("  %-18s %s %s Hz: %.3f%s%s (dark blue) to %.3f%s%s (yellow)\n",
                         name.c_str(), upper(auralize::name_of(m)).c_str(),
                         band_label(bands[b].nominal_hz).c_str(), lo, unit.empty() ? "" : " ",
@@ -257,22 +358,45 @@ size_t write_map_pngs(const fs::path& dir, const auralize::IrGrid& grid,
     return written;
 }
 
+// Empty when `dir` holds only what --map writes: map.csv (with its header) and PNG maps named
+// <parameter>_<band>hz.png. Otherwise what in it is not a map's, for the message.
+std::string not_maps(const fs::path& dir) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        const std::string name = e.path().filename().string();
+        const bool file = e.is_regular_file(ec) && !e.is_symlink(ec);
+        if (file && name == "map.csv") {
+            std::ifstream in(e.path());
+            std::string header;
+            std::getline(in, header);
+            if (header.rfind("point,x_m,y_m,z_m,band_hz,", 0) == 0) continue;
+        }
+        const bool png = name.size() > 6 && name.compare(name.size() - 6, 6, "hz.png") == 0 &&
+                         name.find('_') != std::string::npos;
+        if (!file || !png)
+            return quoted_path(e.path()) + ", which ardent analyze did not write, is in it";
+    }
+    if (ec) return "cannot read " + quoted_path(dir) + ": " + ec.message();
+    return {};
+}
+
 int run_map(const MapOpts& o) {
     const fs::path out = o.out;
-    std::error_code ec;
     if (out.empty()) throw InputError("--map needs -o DIR, the folder to write the maps into");
-    if (fs::exists(fs::symlink_status(out, ec)) && !o.force)
-        throw InputError("'" + out.string() +
-                         "' already exists; choose another name or pass --force");
-    const fs::path parent = out.has_parent_path() ? out.parent_path() : fs::path(".");
-    if (!fs::is_directory(parent, ec))
-        throw InputError("cannot write '" + out.string() + "': its folder '" + parent.string() +
-                         "' does not exist");
+    // One run per folder of maps, and the folder checked before the (long) analysis.
+    const OutputLock lock(out, "ardent analyze --map");
+    const FolderKind maps_folder{"a folder of maps that ardent analyze --map wrote", not_maps};
+    OutputRules rules;
+    rules.replace = o.force;
+    rules.inputs = {o.grid};
+    OutputFolder folder(out, rules, maps_folder);
+    const pipeline::StopSignals signals;  // a stop ends the run with nothing written
     const auralize::IrGrid grid(o.grid);
-    const auto prov = o.no_result ? std::nullopt : grid_provenance(o.grid, grid.source());
+    const auto prov = o.no_result ? std::nullopt : grid_provenance(o.grid, grid);
     auralize::GridAnalysisOptions options = pipeline::grid_map_options(grid, prov);
     options.bands = o.bands;
     options.threads = o.threads;
+    options.stop = pipeline::StopSignals::flag();
     std::string onset = "ISO 3382-1's rule at each point", band = "no band limit";
     if (prov) {
         onset = "each point's distance to source " + grid.source() + " at " +
@@ -297,6 +421,10 @@ int run_map(const MapOpts& o) {
     std::printf("direct sound: %s; %s\n", onset.c_str(), band.c_str());
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<auralize::Analysis> maps = auralize::analyze_grid(grid, options);
+    if (pipeline::StopSignals::raised()) {
+        std::fprintf(stderr, "ardent: interrupted; nothing was written\n");
+        return pipeline::StopSignals::exit_code();
+    }
     std::printf("analysed %zu points in %.1f s\n", maps.size(),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 
@@ -314,21 +442,16 @@ int run_map(const MapOpts& o) {
     const auralize::MapPlane plane = auralize::plane_nearest(grid, height);
 
     // Everything goes to a folder of its own first: a failed run leaves nothing behind.
-    const fs::path tmp = parent / (out.filename().string() + ".tmp-" + std::to_string(::getpid()));
-    fs::remove_all(tmp, ec);
-    fs::create_directory(tmp, ec);
-    if (ec) throw InputError("cannot create '" + tmp.string() + "': " + ec.message());
-    try {
-        write_map_csv(tmp / "map.csv", grid, maps);
-        std::printf("plane z = %.3f m (nearest %.3f m, %s): %zu points; colour scale per map:\n",
-                    plane.z, height, why.c_str(), plane.points.size());
-        write_map_pngs(tmp, grid, maps, plane);
-        if (fs::exists(fs::symlink_status(out, ec))) fs::remove_all(out);
-        fs::rename(tmp, out);
-    } catch (...) {
-        fs::remove_all(tmp, ec);
-        throw;
+    folder.create();
+    write_map_csv(folder.tmp() / "map.csv", grid, maps);
+    std::printf("plane z = %.3f m (nearest %.3f m, %s): %zu points; colour scale per map:\n",
+                plane.z, height, why.c_str(), plane.points.size());
+    write_map_pngs(folder.tmp(), grid, maps, plane);
+    if (pipeline::StopSignals::raised()) {
+        std::fprintf(stderr, "ardent: interrupted; nothing was written\n");
+        return pipeline::StopSignals::exit_code();
     }
+    folder.commit();
     std::printf("wrote %s: map.csv (%zu points x %zu bands) and the PNGs above\n", out.c_str(),
                 maps.size(), maps.front().results.size());
     return 0;
@@ -362,17 +485,26 @@ Action add_analyze(CLI::App& app) {
     cmd->add_option("--threads", o->threads, "With --map: worker threads (default: every core)")
         ->check(thread_count());
     cmd->add_flag("--json", o->json, "Print one JSON object (keys in docs/analysis.md)");
-    cmd->add_option("--bands", o->bands, "octave (63 Hz-8 kHz, default) or third (50 Hz-10 kHz)")
-        ->check(CLI::IsMember({"octave", "third"}));
+    CLI::Option* bands_option =
+        cmd->add_option("--bands", o->bands,
+                        "octave (63 Hz-8 kHz, default) or third (50 Hz-10 kHz)")
+            ->check(CLI::IsMember({"octave", "third"}));
     cmd->add_flag("--third-octave", o->third_octave, "Same as --bands third");
-    cmd->add_option("--channel", o->channel, "Channel to analyse, 1 for the first (default 1)");
+    cmd->add_option("--channel", o->channel, "Channel to analyse, 1 for the first (default 1)")
+        // 0 and channels the file lacks are refused below, naming the file.
+        ->check(whole_number(0, std::numeric_limits<int>::max()));
     cmd->add_option("--max-frequency", o->max_frequency,
                     "The highest frequency the IR holds (e.g. a band-limited simulation's flat "
-                    "band): bands above it are left out");
+                    "band): bands above it are left out")
+        ->check(finite_positive());
     cmd->add_flag("--no-result", o->no_result,
                   "Ignore the result.json of the run that wrote the IR (onset and band from the "
                   "IR alone)");
-    return [o]() {
+    return [o, bands_option]() {
+        // `--third-octave --bands octave` ran thirds without a word.
+        if (o->third_octave && bands_option->count() > 0 && o->bands != "third")
+            throw InputError("--third-octave and --bands " + o->bands +
+                             " contradict each other: give one of them");
         if (!o->map.empty()) {
             if (!o->file.empty())
                 throw InputError("give an IR to analyse or --map GRID.h5, not both ('" + o->file +
@@ -398,6 +530,11 @@ Action add_analyze(CLI::App& app) {
         if (!o->out.empty() || o->force || std::isfinite(o->height) || o->threads != 0)
             throw InputError("-o, --force, --height and --threads apply to --map only");
         const audio::Audio audio = audio::read_audio(o->file);
+        if (const size_t declared = wav_declared_frames(o->file); declared > audio.frames())
+            std::fprintf(stderr,
+                         "ardent: warning: '%s': its header declares %zu frames, the file holds "
+                         "%zu (cut off?); the frames there are analysed\n",
+                         o->file.c_str(), declared, audio.frames());
         const std::string where = "cannot analyze '" + o->file + "'";
         if (o->channel < 1 || o->channel > audio.channels)
             throw InputError(where + ": --channel " + std::to_string(o->channel) +
@@ -412,7 +549,7 @@ Action add_analyze(CLI::App& app) {
         auralize::AnalysisOptions options;
         std::string source = "given", band_note = "--max-frequency";
         double crossover_hz = 0;
-        if (const auto p = o->no_result ? std::nullopt : from_result_json(o->file)) {
+        if (const auto p = o->no_result ? std::nullopt : from_result_json(o->file, audio)) {
             options.onset_s = p->onset_s;
             // Ardent's IR convention: a unit monopole's direct sound sums to 1 / (4 pi r).
             options.free_field_10m = 1 / (40 * std::numbers::pi);

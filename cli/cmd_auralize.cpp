@@ -26,8 +26,11 @@
 #include "ardent/auralize/render.h"
 #include "ardent/auralize/resample.h"
 #include "ardent/pipeline/grid_full_band.h"
+#include "ardent/pipeline/grid_map_setup.h"
+#include "ardent/pipeline/stop_signals.h"
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/number_text.h"
+#include "ardent/preprocess/safe_output.h"
 #include "commands.h"
 #include "validators.h"
 
@@ -52,20 +55,17 @@ Point parse_point(const std::string& text, const char* option) {
             ok = false;
             break;
         }
-        try {
-            size_t used = 0;
-            p[n] = std::stod(part, &used);
-            ok = ok && used == part.size() && std::isfinite(p[n]);
-        } catch (const std::exception&) {
-            ok = false;
-        }
+        // Decimal, as every number option; spaces around a number ("1, 2, 3") are fine.
+        const size_t from = part.find_first_not_of(' '), to = part.find_last_not_of(' ');
+        part = from == std::string::npos ? std::string() : part.substr(from, to - from + 1);
+        ok = ok && parse_number(part, p[n]) && std::isfinite(p[n]);
         ++n;
     }
     if (!ok || n != 3)
         throw InputError(std::string(option) +
                          ": expected three numbers x,y,z (metres, model "
                          "axes), got '" +
-                         text + "'");
+                         shown(text) + "'");
     return p;
 }
 
@@ -181,15 +181,14 @@ Action add_auralize(CLI::App& app) {
         // ---- everything that can be checked before reading audio ------------------------------
         const fs::path out_path = o->output, dry_path = o->dry, ir_path = o->ir;
         const audio::FileFormat format = audio::format_for(out_path);
-        std::error_code ec;
-        if (fs::exists(fs::symlink_status(out_path, ec)) && !o->force)
-            throw InputError(quoted(out_path) +
-                             " already exists; choose another name or pass "
-                             "--force");
-        const fs::path parent = out_path.has_parent_path() ? out_path.parent_path() : fs::path(".");
-        if (!fs::is_directory(parent, ec))
-            throw InputError("cannot write " + quoted(out_path) + ": its directory " +
-                             quoted(parent) + " does not exist");
+        OutputRules rules;
+        rules.replace = o->force;
+        rules.inputs = {dry_path, ir_path};
+        if (!o->hrtf.empty()) rules.inputs.push_back(o->hrtf);
+        // One run per output file, for the whole run: a second one is refused at once.
+        const OutputLock lock(out_path, "ardent auralize");
+        const pipeline::StopSignals signals;  // a stop ends the run with nothing written
+        check_output_file(out_path, rules);
         if (o->ambisonics && !o->hrtf.empty())
             throw InputError(
                 "--ambisonics and --hrtf exclude each other: AmbiX output is not "
@@ -284,6 +283,23 @@ Action add_auralize(CLI::App& app) {
                     "the rendering is omnidirectional (a wave-band grid: nothing above its "
                     "max_frequency)\n",
                     foa->directional_limit_hz);
+            // A grid of a full-band run that lost its /geometric group renders the wave band
+            // only: said, rather than passed off as a wave-band grid.
+            if (crossover <= 0) {
+                std::optional<pipeline::GridProvenance> prov;
+                try {
+                    prov = pipeline::grid_provenance(ir_path, grid.source());
+                } catch (const std::exception&) {
+                    // No readable result.json beside it: nothing to compare with.
+                }
+                if (prov && prov->full_band &&
+                    pipeline::grid_provenance_mismatch(*prov, grid).empty())
+                    std::fprintf(stderr,
+                                 "ardent: warning: %s is a grid of a full-band run (%s) without "
+                                 "its /geometric group: only the wave band is rendered, nothing "
+                                 "above the run's max_frequency\n",
+                                 quoted(ir_path).c_str(), prov->file.c_str());
+            }
             binaural = !o->ambisonics;
             if (o->ambisonics) {
                 irs.assign(foa->channels.begin(), foa->channels.end());
@@ -389,7 +405,11 @@ Action add_auralize(CLI::App& app) {
                 format == audio::FileFormat::Flac24
                     ? " and are clipped in the FLAC file"
                     : ": the float WAV keeps them, but players will clip them");
-        audio::write_audio(out_path, r.audio);
+        if (pipeline::StopSignals::raised()) {
+            std::fprintf(stderr, "ardent: interrupted; nothing was written\n");
+            return pipeline::StopSignals::exit_code();
+        }
+        audio::write_audio(out_path, r.audio, rules);
         const char* layout = role == auralize::ChannelRole::AmbiX ? " (AmbiX: W, Y, Z, X)"
                              : binaural                           ? " (binaural: left, right)"
                                                                   : "";

@@ -13,6 +13,7 @@
 
 #include "ardent/auralize/fft_plan_cache.h"
 #include "commands.h"
+#include "validators.h"
 
 extern char** environ;
 
@@ -22,7 +23,7 @@ Action add_fft_plans(CLI::App& app) {
     auto* cmd = app.add_subcommand("fft-plans", "Measure FFT plans into the plan cache");
     cmd->group("");  // not listed: ardent auralize runs it
     auto sizes = std::make_shared<std::vector<size_t>>();
-    cmd->add_option("SIZE", *sizes, "Transform sizes")->required()->check(CLI::Range(2, 1 << 30));
+    cmd->add_option("SIZE", *sizes, "Transform sizes")->required()->check(whole_number(2, 1 << 30));
     return [sizes]() {
         // Behind whatever the user runs next.
         setpriority(PRIO_PROCESS, 0, 10);

@@ -83,11 +83,13 @@ Action add_info(CLI::App& app) {
         ->check(finite_positive());
     cmd->add_option("--ranks", o->ranks,
                     "Each rank's share and memory in a distributed run over N ranks")
-        ->check(CLI::Range(1, 4096));
+        ->check(whole_number(1, 4096));
     return [o]() {
         Scene scene = load_scene(o->scene);
         if (o->max_frequency > 0) scene.simulation.max_frequency = o->max_frequency;
         const Preprocessed p = preprocess(scene);
+        for (const std::string& w : p.warnings)
+            std::fprintf(stderr, "ardent: warning: %s\n", w.c_str());
         nlohmann::ordered_json shares;
         if (o->ranks > 0) shares = rank_shares(p, o->ranks);
         if (o->json) {

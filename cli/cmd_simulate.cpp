@@ -13,10 +13,11 @@
 #include <utility>
 
 #include "ardent/distributed/mpi.h"
-#include "ardent/pipeline/output_lock.h"
 #include "ardent/pipeline/simulate.h"
 #include "ardent/pipeline/simulate_output.h"
+#include "ardent/pipeline/stop_signals.h"
 #include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/safe_output.h"
 #include "ardent/preprocess/scene_parser.h"
 #include "ardent/preprocess/wall_admittance.h"
 #include "ardent/solvers/solver.h"
@@ -28,40 +29,6 @@ namespace ardent::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-// ---- signals ----------------------------------------------------------------------------------
-
-std::atomic<bool> g_stop{false};
-std::atomic<int> g_signal{0};
-static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
-
-extern "C" void on_stop_signal(int sig) {
-    g_signal.store(sig);
-    g_stop.store(true);
-    // A second Ctrl-C kills at once (the temporary directory may then remain).
-    std::signal(sig, SIG_DFL);
-}
-
-// Installs the stop handlers for the lifetime of a run.
-class StopSignals {
-  public:
-    StopSignals() {
-        g_stop.store(false);
-        g_signal.store(0);
-        old_int_ = std::signal(SIGINT, on_stop_signal);
-        old_term_ = std::signal(SIGTERM, on_stop_signal);
-    }
-    ~StopSignals() {
-        std::signal(SIGINT, old_int_);
-        std::signal(SIGTERM, old_term_);
-    }
-    StopSignals(const StopSignals&) = delete;
-    StopSignals& operator=(const StopSignals&) = delete;
-
-  private:
-    void (*old_int_)(int);
-    void (*old_term_)(int);
-};
 
 struct Opts {
     std::string scene;
@@ -114,6 +81,13 @@ int run(const Opts& o, Communicator* comm) {
     if (!o.device.empty()) scene.simulation.device = o.device;
     if (o.max_frequency > 0) scene.simulation.max_frequency = o.max_frequency;
     if (o.duration > 0) scene.simulation.duration = o.duration;
+    if (o.duration > 0 && o.duration * scene.output_sample_rate < 1) {  // IRs of no samples
+        char given[32];
+        std::snprintf(given, sizeof given, "%g", o.duration);
+        throw InputError(std::string("--duration: ") + given +
+                         " s is shorter than one output sample (1/" +
+                         std::to_string(scene.output_sample_rate) + " s at output.sample_rate)");
+    }
     pipeline::SimulateSettings settings;
     settings.output =
         o.out.empty() ? fs::path(fs::path(o.scene).stem().string() + ".ardent") : fs::path(o.out);
@@ -130,11 +104,11 @@ int run(const Opts& o, Communicator* comm) {
     if (comm) settings.gpu = distributed::local_rank();
     // Refused before anything is printed (simulate() checks again, holding the lock for the run).
     if (root) {
-        const pipeline::OutputLock probe(settings.output);  // another run to this output?
-        pipeline::OutputDir::check_target(settings.output, settings.force);
+        const OutputLock probe(settings.output);  // another run to this output?
+        pipeline::OutputDir::check_target(settings.output, settings.force, scene_inputs(scene));
         pipeline::OutputDir::check_partial(settings.output, settings.resume);
     } else {
-        pipeline::OutputDir::check_target(settings.output, settings.force);
+        pipeline::OutputDir::check_target(settings.output, settings.force, scene_inputs(scene));
     }
     // Coefficients no locally reacting wall reaches, and bands the fit misses (ardent info lists
     // them too): the run goes on with the closest wall.
@@ -143,13 +117,13 @@ int run(const Opts& o, Communicator* comm) {
             std::fprintf(stderr, "ardent: warning: material \"%s\": %s\n", f.material.c_str(),
                          w.c_str());
 
-    StopSignals signals;
+    const pipeline::StopSignals signals;
     Progress progress(o.quiet || !root);  // one progress bar: rank 0's
     ProgressObserver observer(progress);
     progress.note("Preprocessing " + scene.display_name() + " ...");
     try {
         const pipeline::SimulateResult r =
-            pipeline::simulate(std::move(scene), settings, observer, &g_stop);
+            pipeline::simulate(std::move(scene), settings, observer, pipeline::StopSignals::flag());
         if (!root) return 0;
         progress.note(
             "Wrote " + r.directory.string() + " (" + std::to_string(r.ir_files.size()) + " IRs" +
@@ -162,7 +136,7 @@ int run(const Opts& o, Communicator* comm) {
         return 1;
     } catch (const pipeline::Cancelled& e) {
         if (root) std::fprintf(stderr, "ardent: %s\n", e.what());
-        return 128 + (g_signal.load() ? g_signal.load() : SIGINT);
+        return pipeline::StopSignals::exit_code();
     }
 }
 
@@ -223,7 +197,7 @@ Action add_simulate(CLI::App& app) {
                   "Replace an existing results directory (once the new one is complete)");
     cmd->add_option("--checkpoint-every", o->checkpoint_every,
                     "Save the solver state every N steps into <DIR>.tmp-partial/")
-        ->check(CLI::PositiveNumber);
+        ->check(whole_number(1));
     cmd->add_flag("--resume", o->resume, "Continue the checkpointed run in <DIR>.tmp-partial/");
     cmd->add_flag("--distributed{partitions}", o->distributed,
                   "Spread the run over the processes of an MPI launch (mpirun -n N ...): "

@@ -23,7 +23,15 @@ Action add_voxelize(CLI::App& app) {
     cmd->add_option("SCENE", o->scene, "Scene file (ardent-scene/1 JSON)")->required();
     cmd->add_option("--slice", o->slice,
                     "Slice plane, AXIS=METRES (default: through the first source, normal to the "
-                    "model's up axis)");
+                    "model's up axis)")
+        ->check(CLI::Validator(
+            [](std::string& text) -> std::string {
+                // The metres in decimal, as every number option (parse_slice said the rest).
+                if (text.size() > 2 && text[1] == '=' && !is_decimal(text.substr(2)))
+                    return "\"" + shown(text.substr(2)) + "\" is not a decimal number of metres";
+                return {};
+            },
+            "AXIS=METRES"));
     cmd->add_option("-o,--output", o->output, "PNG file to write");
     cmd->add_flag("--force", o->force, "Replace the output file if it exists");
     cmd->add_option("--max-frequency", o->max_frequency, "Override simulation.max_frequency (Hz)")
@@ -43,9 +51,11 @@ Action add_voxelize(CLI::App& app) {
                 throw InputError("-o " + o->output +
                                  ": the slice is written as PNG; give a file name ending in .png");
         }
-        if (!o->output.empty() && !o->force && std::filesystem::exists(o->output))
-            throw InputError(o->output + ": already exists; choose another name or pass --force");
         Scene scene = load_scene(o->scene);
+        OutputRules rules;
+        rules.replace = o->force;
+        rules.inputs = scene_inputs(scene);
+        if (!o->output.empty()) check_output_file(o->output, rules);
         if (o->max_frequency > 0) scene.simulation.max_frequency = o->max_frequency;
         const Preprocessed p = preprocess(scene);
         const auto& d = p.decomposition;
@@ -57,7 +67,7 @@ Action add_voxelize(CLI::App& app) {
             slice.axis = scene.geometry.up_axis();
             slice.coordinate = p.air.sources.front().cell_centre[slice.axis];
         }
-        write_png(o->output, render_slice(p, slice), o->force);
+        write_png(o->output, render_slice(p, slice), rules);
         std::printf("slice %c = %.3f m written to %s\n", 'x' + slice.axis, slice.coordinate,
                     o->output.c_str());
         std::printf("colours: walls grey, air light, boundary cells by material:");

@@ -368,7 +368,7 @@ TEST_F(AnalyzeCli, MapValuesAreTheAnalysesOfTheGridPointsIrs) {
         EXPECT_TRUE(fs::exists(dir / "maps" / png)) << png;
 
     // The folder is never replaced without --force, and an IR and a map exclude each other.
-    expect_rejected("analyze --map run/grid/S1.h5 -o maps", {"maps", "already exists", "--force"});
+    expect_rejected("analyze --map run/grid/S1.h5 -o maps", {"maps", "exists already", "--force"});
     expect_rejected("analyze --map run/grid/S1.h5", {"--map needs -o DIR"});
     expect_rejected("analyze --map run/grid/S1.h5 -o m2 --json", {"--json"});
     expect_rejected("analyze run/ir.wav --map run/grid/S1.h5 -o m2", {"not both"});

@@ -17,6 +17,14 @@ using ardent::test::source_dir;
 
 namespace {
 
+// Saving over an existing regular file, as the editor does on Save.
+ardent::OutputRules replacing() {
+    ardent::OutputRules rules;
+    rules.replace = true;
+    return rules;
+}
+const ardent::OutputRules kReplace = replacing();
+
 std::string read_text(const fs::path& f) {
     std::ifstream in(f);
     std::stringstream s;
@@ -50,7 +58,7 @@ TEST(SceneWriter, SavedFileLoadsAndKeepsRelativeMeshPaths) {
     // Four folders below the scratch directory, the model is more than two folders up.
     fs::create_directories(dir / "a" / "b" / "c");
     const fs::path out = dir / "a" / "b" / "c" / "copy.json";
-    ardent::save_scene(a, out);
+    ardent::save_scene(a, out, kReplace);
     const ardent::Scene b = ardent::load_scene(out);
     EXPECT_TRUE(ardent::same_scene(a, b));
     EXPECT_EQ(fs::canonical(b.geometry.mesh), fs::canonical(a.geometry.mesh));
@@ -59,7 +67,7 @@ TEST(SceneWriter, SavedFileLoadsAndKeepsRelativeMeshPaths) {
 
     // Next to the model, the path is relative.
     const fs::path near = source_dir() / "data" / "scenes" / "editor-test-tmp.json";
-    ardent::save_scene(a, near);
+    ardent::save_scene(a, near, kReplace);
     const std::string text = read_text(near);
     fs::remove(near);
     EXPECT_NE(text.find("\"../models/lshape.obj\""), std::string::npos) << text;
@@ -119,7 +127,7 @@ TEST(SceneWriter, FailedSaveLeavesNothingAndNamesTheFile) {
     const ardent::Scene a = ardent::load_scene(source_dir() / "data/scenes/shoebox.json");
     const fs::path target = dir / "missing-folder" / "scene.json";
     try {
-        ardent::save_scene(a, target);
+        ardent::save_scene(a, target, kReplace);
         FAIL() << "expected an InputError";
     } catch (const ardent::InputError& e) {
         EXPECT_NE(std::string(e.what()).find(target.string()), std::string::npos) << e.what();
@@ -131,7 +139,7 @@ TEST(SceneWriter, SaveReplacesAnExistingFileWhole) {
     ScratchDir dir;
     const fs::path f = dir.write("scene.json", std::string(100000, ' '));
     const ardent::Scene a = ardent::load_scene(source_dir() / "data/scenes/shoebox.json");
-    ardent::save_scene(a, f);
+    ardent::save_scene(a, f, kReplace);
     EXPECT_EQ(read_text(f), ardent::scene_text(a, f));
     EXPECT_EQ(dir.listing(), "scene.json\n");
 }

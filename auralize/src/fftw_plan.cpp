@@ -148,7 +148,9 @@ bool safe_dir(const fs::path& dir, std::string& why) {
 // Reads the cache file into FFTW's wisdom; returns a warning, empty when fine or absent.
 std::string load_wisdom(PlanCache& c) {
     const fs::path file = plan_cache_file(c.dir);
-    const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO at the cache's path made open() wait for a writer, and auralize hung for
+    // ever; it opens at once and fails the regular-file check below.
+    const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         if (errno == ENOENT) return {};
         return "ignoring the FFT plan cache '" + file.string() + "': " + errno_text();
@@ -158,7 +160,7 @@ std::string load_wisdom(PlanCache& c) {
     std::string why;
     constexpr off_t kMaxBytes = 16 << 20;  // wisdom is a few kB per size
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-        why = "not a regular file";
+        why = "it is not a regular file";
     else if (st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
         why = "it belongs to another user or is writable by others";
     else if (st.st_size > kMaxBytes)

@@ -79,6 +79,7 @@ std::vector<Analysis> analyze_grid(const IrGrid& grid, const GridAnalysisOptions
     const size_t batch = 16 * workers;
     std::vector<std::vector<float>> irs(batch);
     for (size_t first = 0; first < n; first += batch) {
+        if (options.stop && options.stop->load()) return {};
         const size_t count = std::min(batch, n - first);
         for (size_t i = 0; i < count; ++i)
             irs[i] = grid.ir(first + i);

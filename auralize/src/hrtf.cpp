@@ -3,10 +3,12 @@
 #include <mysofa.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
 
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/input_file.h"
+#include "ardent/preprocess/number_text.h"
 
 namespace ardent::auralize {
 namespace {
@@ -37,9 +39,57 @@ std::string reason(int err) {
         case MYSOFA_ONLY_SOURCES_WITH_MC_SUPPORTED:
             return "not a SimpleFreeFieldHRIR set libmysofa can use (error " + std::to_string(err) +
                    ")";
+        case MYSOFA_INTERNAL_ERROR:
+            return "libmysofa failed on it (internal error, code -1)";
         default:
-            return "libmysofa error " + std::to_string(err);
+            // libmysofa's HDF5 reader hands back errno when a read stops short, which at that point
+            // is often a stale value (1, 3): what it means is a structure it could not follow.
+            if (err > 0 && err < MYSOFA_INVALID_FORMAT)
+                return "not a readable SOFA file: libmysofa could not follow its HDF5 structure "
+                       "(a damaged or cut-off file, or HDF5 features it does not read; code " +
+                       std::to_string(err) + ")";
+            return "not a readable SOFA file (libmysofa error code " + std::to_string(err) + ")";
     }
+}
+
+// Sample rates a SOFA set may be stored at. libmysofa resamples a set to the rate asked for, and
+// its output grows with the ratio: a set claiming 1 Hz grew past 0.9 GB for minutes.
+constexpr double kMinSofaRate = 8000, kMaxSofaRate = 768000;
+
+// The set as stored, checked before libmysofa's open resamples it: a sample rate within
+// [kMinSofaRate, kMaxSofaRate], and impulse responses that are finite and not all zero (an
+// all-zero or NaN set rendered a silent or all-NaN WAV, with exit 0).
+void check_stored(const std::filesystem::path& file, const std::string& q) {
+    int err = 0;
+    MYSOFA_HRTF* h = mysofa_load(file.c_str(), &err);
+    if (!h || err != MYSOFA_OK) {
+        if (h) mysofa_free(h);
+        throw InputError("cannot read HRTF set " + q + ": " + reason(err));
+    }
+    const std::unique_ptr<MYSOFA_HRTF, void (*)(MYSOFA_HRTF*)> hold(h, mysofa_free);
+    const MYSOFA_ARRAY& rate = h->DataSamplingRate;
+    if (rate.elements < 1 || !rate.values)
+        throw InputError("cannot use HRTF set " + q +
+                         ": it has no sample rate (Data.SamplingRate)");
+    for (unsigned i = 0; i < rate.elements; ++i) {
+        const double fs = rate.values[i];
+        if (!(fs >= kMinSofaRate && fs <= kMaxSofaRate))
+            throw InputError(
+                "cannot use HRTF set " + q + ": its sample rate (Data.SamplingRate) is " +
+                number_text(fs, fs == std::floor(fs) ? 0 : 3) + " Hz, outside " +
+                number_text(kMinSofaRate, 0) + " to " + number_text(kMaxSofaRate, 0) + " Hz");
+    }
+    const MYSOFA_ARRAY& ir = h->DataIR;
+    bool sound = false;
+    for (unsigned i = 0; ir.values && i < ir.elements; ++i) {
+        if (!std::isfinite(ir.values[i]))
+            throw InputError("cannot use HRTF set " + q +
+                             ": its impulse responses (Data.IR) hold NaN or infinite samples");
+        sound = sound || ir.values[i] != 0;
+    }
+    if (!sound)
+        throw InputError("cannot use HRTF set " + q +
+                         ": its impulse responses (Data.IR) are all zero");
 }
 
 std::string attribute(MYSOFA_HRTF* h, const char* name) {
@@ -78,6 +128,7 @@ HrtfSet::HrtfSet(const std::filesystem::path& file, double sample_rate)
     check_file(file);
     if (!(sample_rate >= 1000 && sample_rate <= 1e6))
         throw InputError("cannot use HRTF set " + q + " at " + std::to_string(sample_rate) + " Hz");
+    check_stored(file, q);
     int len = 0, err = 0;
     easy_ = mysofa_open_no_norm(file.c_str(), static_cast<float>(sample_rate), &len, &err);
     if (!easy_ || err != MYSOFA_OK) {

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <type_traits>
 
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/input_file.h"
+#include "ardent/preprocess/number_text.h"
 
 namespace ardent::auralize {
 namespace fs = std::filesystem;
@@ -98,6 +100,12 @@ void check_type(hid_t ds, H5T_class_t want, const std::string& what, const fs::p
 // Lattice coordinates fit in 21 bits each (a grid of two million points per axis).
 constexpr std::int64_t kCoordBits = 21;
 constexpr std::int64_t kCoordMax = (std::int64_t{1} << kCoordBits) - 1;
+
+// The sample rates a grid may claim (an output rate is 8 to 768 kHz, as auralize's; a band's
+// rate, formats 3 and 4, may be lower; formats 1 and 2 at least the analysis' 1 kHz), and the
+// longest IR, a little over simulation.duration's 3600 s for the filters' tails.
+constexpr double kMinGridOutputRate = 8000, kMinGridBandRate = 100, kMinGridRate = 1000,
+                 kMaxGridRate = 768000, kMaxGridSeconds = 3700;
 
 std::uint64_t pack(std::int64_t i, std::int64_t j, std::int64_t k) {
     return static_cast<std::uint64_t>(i) | (static_cast<std::uint64_t>(j) << kCoordBits) |
@@ -286,14 +294,30 @@ void IrGrid::open(const fs::path& file) {
         bad(file, "attribute 'grid_spacing' is missing or not positive");
     sample_rate_ = *fs_attr;
     output_sample_rate_ = sample_rate_;
-    if (*format == "ardent-grid/3" || *format == "ardent-grid/4") {
+    const bool band_rate = *format == "ardent-grid/3" || *format == "ardent-grid/4";
+    if (band_rate) {
         const auto out_fs = attr_double(f, "output_sample_rate");
         if (!out_fs || !std::isfinite(*out_fs) || *out_fs <= 0)
             bad(file, "attribute 'output_sample_rate' is missing or not positive");
         output_sample_rate_ = *out_fs;
     }
+    // Rates an IR can be played and resampled at, checked before anything is sized by them: a
+    // grid claiming 1e12 Hz had its rows resampled to it until memory ran out. Formats 3 and 4
+    // store the wave band at its own rate (2.5 max_frequency and up, so it may lie below audio
+    // rates, down to 100 Hz for a 40 Hz run), with the output rate beside; formats 1 and 2 are at
+    // their one rate, at least the 1 kHz the analysis reads.
+    const auto rate_problem = [&](const char* name, double v, double lo) {
+        char given[32];
+        std::snprintf(given, sizeof given, "%g", v);
+        if (!(v >= lo && v <= kMaxGridRate))
+            bad(file, std::string("attribute '") + name + "' is " + given + " Hz, outside " +
+                          number_text(lo, 0) + " to " + number_text(kMaxGridRate, 0) + " Hz");
+    };
+    rate_problem("sample_rate", sample_rate_, band_rate ? kMinGridBandRate : kMinGridRate);
+    if (band_rate) rate_problem("output_sample_rate", output_sample_rate_, kMinGridOutputRate);
     spacing_ = *spacing;
     source_ = attr_string(f, "source").value_or("");
+    scene_hash_ = attr_string(f, "scene_hash").value_or("");
 
     // /positions: N x 3 float64.
     if (H5Lexists(f, "positions", H5P_DEFAULT) <= 0) bad(file, "no dataset /positions");
@@ -338,6 +362,12 @@ void IrGrid::open(const fs::path& file) {
                       " positions");
     if (idims[1] == 0) bad(file, "the impulse responses have no samples");
     claims_too_much("/ir", 4.0 * static_cast<double>(idims[0]) * static_cast<double>(idims[1]));
+    // No run simulates more than 3600 s; an IR at the output rate is what the readers make of a
+    // row, and a longer one only sized their allocations.
+    if (static_cast<double>(idims[1]) / sample_rate_ > kMaxGridSeconds)
+        bad(file, "/ir holds " + number_text(static_cast<double>(idims[1]) / sample_rate_, 0) +
+                      " s at the attribute 'sample_rate' of " + number_text(sample_rate_, 0) +
+                      " Hz, longer than any simulation (at most 3600 s)");
     check_type(ir_id_, H5T_FLOAT, "/ir", file);
     samples_ = idims[1];
 

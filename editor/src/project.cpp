@@ -103,7 +103,11 @@ void Project::import_model(const fs::path& model, double scale, char up) {
 void Project::save(const fs::path& file) {
     cancel_preview();
     const fs::path target = fs::absolute(file);
-    save_scene(scene_, target);
+    // The user chose this file (the save dialog asked before replacing it, or it is the scene's
+    // own): a regular file is replaced; anything else is refused.
+    OutputRules rules;
+    rules.replace = true;
+    save_scene(scene_, target, rules);
     const bool renamed = scene_.file != target;
     scene_.file = target;
     undo_.setClean();

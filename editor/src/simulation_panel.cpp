@@ -314,7 +314,9 @@ std::optional<SimulationPanel::RunTarget> SimulationPanel::choose_run_target() {
         } else if (box.clickedButton() == run_copy) {
             try {
                 fs::create_directories(dir);
-                save_scene(project_->scene(), copy);
+                OutputRules rules;
+                rules.replace = true;  // the copy beside the run's results is the editor's own
+                save_scene(project_->scene(), copy, rules);
             } catch (const std::exception& e) {
                 emit errorMessage(tr("Cannot write the copy"),
                                   tr("error: %1").arg(QString::fromUtf8(e.what())));

@@ -1,6 +1,8 @@
 #include "ardent/pipeline/grid_map_setup.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <numbers>
 #include <stdexcept>
@@ -49,9 +51,46 @@ std::optional<GridProvenance> grid_provenance(const fs::path& grid_file,
         z += r.at("position").at(2).get<double>();
     if (!j.at("receivers").empty())
         p.receiver_height = z / static_cast<double>(j.at("receivers").size());
-    if (!(p.speed_of_sound > 0) || !std::isfinite(p.flat_to_hz))
-        throw std::runtime_error("its speed of sound or band is not a number");
+    if (!(p.speed_of_sound > 0) || !std::isfinite(p.speed_of_sound))
+        throw std::runtime_error(
+            "its speed of sound (settings.speed_of_sound) is not a positive "
+            "number");
+    if (!(p.flat_to_hz >= 0) || !std::isfinite(p.flat_to_hz))
+        throw std::runtime_error("its flat band (excitation.flat_to_hz) is not a frequency");
+    p.scene_hash = j.at("scene").value("hash", "");
+    p.output_sample_rate = j.at("settings").value("output_sample_rate", 0.0);
+    p.full_band = j.contains("band") && j.at("band").value("mode", "") == "full";
     return p;
+}
+
+std::string grid_provenance_mismatch(const GridProvenance& prov, const auralize::IrGrid& grid) {
+    char why[200];
+    if (!prov.scene_hash.empty() && !grid.scene_hash().empty() &&
+        prov.scene_hash != grid.scene_hash())
+        return "its scene.hash " + prov.scene_hash + " is not the grid's scene_hash " +
+               grid.scene_hash();
+    if (prov.output_sample_rate > 0 && prov.output_sample_rate != grid.output_sample_rate()) {
+        std::snprintf(why, sizeof why, "it says an output rate of %g Hz, the grid's is %g Hz",
+                      prov.output_sample_rate, grid.output_sample_rate());
+        return why;
+    }
+    // The nearest point of the grid's box: where the direct sound arrives first.
+    double d2 = 0;
+    for (size_t a = 0; a < 3; ++a) {
+        const double d =
+            std::max({grid.lower()[a] - prov.source[a], 0.0, prov.source[a] - grid.upper()[a]});
+        d2 += d * d;
+    }
+    const double onset = std::sqrt(d2) / prov.speed_of_sound;
+    const double length = static_cast<double>(grid.samples()) / grid.sample_rate();
+    if (!(onset < length)) {
+        std::snprintf(why, sizeof why,
+                      "its source lies %.4g m from the grid: the direct sound would arrive at "
+                      "%.4g s, after the IRs' end at %.4g s",
+                      std::sqrt(d2), onset, length);
+        return why;
+    }
+    return {};
 }
 
 auralize::GridAnalysisOptions grid_map_options(const auralize::IrGrid& grid,

@@ -8,12 +8,16 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <libdeflate.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <fstream>
 #include <functional>
@@ -27,12 +31,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ardent/pipeline/output_lock.h"
 #include "ardent/pipeline/simulate_output.h"
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/estimate.h"
 #include "ardent/preprocess/info.h"
 #include "ardent/preprocess/preprocess.h"
+#include "ardent/preprocess/safe_output.h"
 #include "ardent/solvers/solver.h"
 #include "full_band.h"
 #include "interrupted.h"
@@ -49,7 +53,30 @@ namespace {
 
 // ---- checkpoints ------------------------------------------------------------------------------
 
-// Written to a temporary name and renamed, so a crash while writing keeps the previous one.
+// A checkpoint file: the solver's state, then a trailer of kChecksumMagic, the CRC-32 of the state
+// (libdeflate's) and its length, so that a damaged or cut file is refused on resume instead of
+// running into NaN. Written to a temporary name and renamed, so a crash while writing keeps the
+// previous one.
+constexpr char kChecksumMagic[8] = {'A', 'R', 'D', 'C', 'R', 'C', '0', '1'};
+
+// CRC-32 of the first `length` bytes of `file` (fewer if it is shorter: then `length` is lowered).
+std::uint32_t file_crc(const fs::path& file, std::uint64_t& length) {
+    std::ifstream in(file, std::ios::binary);
+    std::vector<char> buf(1 << 20);
+    std::uint32_t crc = 0;
+    std::uint64_t done = 0;
+    while (in && done < length) {
+        in.read(buf.data(),
+                static_cast<std::streamsize>(std::min<std::uint64_t>(buf.size(), length - done)));
+        const auto got = static_cast<size_t>(in.gcount());
+        if (got == 0) break;
+        crc = libdeflate_crc32(crc, buf.data(), got);
+        done += got;
+    }
+    length = done;
+    return crc;
+}
+
 void save_solver_state(const Solver& solver, const fs::path& file) {
     fs::path tmp = file;
     tmp += ".tmp";
@@ -57,18 +84,51 @@ void save_solver_state(const Solver& solver, const fs::path& file) {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         solver.save_state(out);
         out.flush();
-        if (!out) throw InputError("cannot write the checkpoint '" + tmp.string() + "'");
+        if (!out) throw_write_error(tmp, errno, "a checkpoint");
+    }
+    std::uint64_t length = fs::file_size(tmp);
+    const std::uint32_t crc = file_crc(tmp, length);
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::app);
+        out.write(kChecksumMagic, sizeof kChecksumMagic);
+        out.write(reinterpret_cast<const char*>(&crc), sizeof crc);
+        out.write(reinterpret_cast<const char*>(&length), sizeof length);
+        out.flush();
+        if (!out) throw_write_error(tmp, errno, "a checkpoint");
     }
     fs::rename(tmp, file);
 }
 
 void load_solver_state(Solver& solver, const fs::path& file) {
+    std::error_code ec;
+    const std::uint64_t size = fs::file_size(file, ec);
+    constexpr std::uint64_t trailer = sizeof kChecksumMagic + 4 + 8;
     std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError("cannot read the checkpoint '" + file.string() + "'");
+    if (ec || !in) throw InputError("cannot read the checkpoint " + quoted_path(file));
+    const auto damaged = [&](const std::string& why) {
+        return InputError("checkpoint " + quoted_path(file) + " is damaged (" + why +
+                          "); the partial run cannot continue from it: delete the partial run "
+                          "to start again");
+    };
+    if (size < trailer) throw damaged("too short");
+    char magic[sizeof kChecksumMagic];
+    std::uint32_t crc = 0;
+    std::uint64_t length = 0;
+    in.seekg(static_cast<std::streamoff>(size - trailer));
+    in.read(magic, sizeof magic);
+    in.read(reinterpret_cast<char*>(&crc), sizeof crc);
+    in.read(reinterpret_cast<char*>(&length), sizeof length);
+    if (!in || std::memcmp(magic, kChecksumMagic, sizeof magic) != 0)
+        throw damaged("no checksum at its end");
+    if (length != size - trailer) throw damaged("its length is not the one written");
+    std::uint64_t read = length;
+    if (file_crc(file, read) != crc || read != length) throw damaged("its checksum does not match");
+    in.clear();
+    in.seekg(0);
     try {
         solver.load_state(in);
     } catch (const InputError& e) {
-        throw InputError("checkpoint '" + file.string() + "': " + e.what());
+        throw InputError("checkpoint " + quoted_path(file) + ": " + e.what());
     }
 }
 
@@ -255,7 +315,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
     // temporary directory removed); first, so that a second run hears of the first one at once.
     std::optional<OutputLock> lock;
     if (root) lock.emplace(target);
-    OutputDir::check_target(target, settings.force);
+    OutputDir::check_target(target, settings.force, scene_inputs(scene));
     if (root) {
         OutputDir::check_partial(target, settings.resume);
         for (const std::string& w : OutputDir::leftovers(target))
@@ -273,12 +333,15 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
         auto t0 = std::chrono::steady_clock::now();
         const Preprocessed p = preprocess(scene);
         const double preprocess_s = seconds_since(t0);
+        std::vector<std::string> warnings = p.warnings;  // printed, and kept in result.json
         if (root) {
             const std::vector<MaterialSurface> surfaces = material_surfaces(p);
             for (size_t m = 0; m < surfaces.size(); ++m)
                 if (const std::string w = material_surface_warning(surfaces[m], p.air.grid.h);
                     !w.empty())
-                    observer.warning("material \"" + scene.materials[m].name + "\": " + w);
+                    warnings.push_back("material \"" + scene.materials[m].name + "\": " + w);
+            for (const std::string& w : warnings)
+                observer.warning(w);
         }
         stop_point(stop);
         SolverOptions sopts;
@@ -299,7 +362,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
 
         std::optional<OutputDir> dir_slot;
         if (root) {
-            dir_slot.emplace(target, settings.force, partial);
+            dir_slot.emplace(target, settings.force, partial, scene_inputs(scene));
             dir_slot->create(settings.resume);
             if (partial) dir_slot->keep();  // a checkpointed run's directory outlives failures
         }
@@ -444,6 +507,10 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
             std::unique_ptr<Solver> solver;
             std::optional<RaysBesideSolve> beside;  // a GPU solve's rays, traced meanwhile
             std::function<void()> save_checkpoint = [] {};
+            // A checkpointed full-band run leaves the signals in the solver until the rays are
+            // traced: they are part of its state, so that an interrupt during the rays saves a
+            // checkpoint that resumes (the solve done, the rays traced again).
+            const bool hold_signals = full && partial && !comm;
             if (solve_here) {
                 sopts.source = s;
                 t0 = std::chrono::steady_clock::now();
@@ -532,9 +599,15 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 } catch (const SolverError& e) {
                     observer.progress(solver->steps_done());
                     observer.source_stopped();
-                    if (root) dir_slot->discard();  // resuming would only meet the same failure
-                    throw SolverError("the simulation of source " + src_name +
-                                      " failed: " + e.what());
+                    // A plain run's temporary directory goes; a checkpointed run's stays, with
+                    // the sources it finished (resuming would meet the same failure).
+                    if (root && !partial) dir_slot->discard();
+                    throw SolverError(
+                        "the simulation of source " + src_name + " failed: " + e.what() +
+                        (partial ? "; the partial run is kept in " + quoted_path(tmp_dir) +
+                                       " with the sources finished before it (resuming meets "
+                                       "the same failure: keep what you need, then delete it)"
+                                 : std::string()));
                 }
                 solved.solve_s = seconds_since(t0);
                 observer.source_end();
@@ -543,7 +616,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 solved.steps = solver->steps_done();
                 solved.solver_name = solver->name();
                 solved.memory = solver->memory_bytes();
-                solver->take_signals(solved.receivers, solved.grid);
+                if (!hold_signals) solver->take_signals(solved.receivers, solved.grid);
             }
             if (by_sources && owner != 0) {
                 if (!root) {
@@ -601,6 +674,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
                 }
             }
             if (full) geometric_wait_s += seconds_since(tg);
+            if (hold_signals) solver->take_signals(solved.receivers, solved.grid);
             finish_pending();
             // With a later source to solve on the GPU, this one's files are written during its
             // solve: the CPU's cores are idle then (docs/benchmarks.md, issue 21's four sources).
@@ -761,6 +835,7 @@ SimulateResult simulate(Scene scene, const SimulateSettings& settings, SimulateO
               {"total", seconds_since(t_start)}}},
         };
         if (comm) result["distributed"] = distribution;
+        result["warnings"] = warnings;
         if (partial) {
             std::error_code ec;
             fs::remove_all(ckdir, ec);

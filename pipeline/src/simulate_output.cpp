@@ -19,6 +19,7 @@
 
 #include "ardent/auralize/resample.h"
 #include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/safe_output.h"
 
 namespace ardent::pipeline {
 namespace fs = std::filesystem;
@@ -28,15 +29,7 @@ static_assert(sizeof(hid_t) == sizeof(std::int64_t), "hid_t is 64 bits since HDF
 namespace {
 
 std::string quoted(const fs::path& p) {
-    return "'" + p.string() + "'";
-}
-
-// `p` for a POSIX shell: in single quotes, each ' written as '\''.
-std::string shell_quoted(const fs::path& p) {
-    std::string s = "'";
-    for (const char c : p.string())
-        s += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return s + "'";
+    return quoted_path(p);
 }
 
 fs::path with_suffix(const fs::path& target, const std::string& suffix) {
@@ -50,9 +43,6 @@ fs::path with_suffix(const fs::path& target, const std::string& suffix) {
 // what in it is not Ardent's, for the message.
 std::string not_ours(const fs::path& dir) {
     std::error_code ec;
-    const auto status = fs::symlink_status(dir, ec);
-    if (fs::is_symlink(status)) return quoted(dir) + " is a symbolic link";
-    if (!fs::is_directory(status)) return quoted(dir) + " is not a directory";
     // Not opened unless it is a regular file: opening a FIFO would wait for a writer for ever.
     if (!fs::is_regular_file(fs::symlink_status(dir / "result.json", ec)))
         return quoted(dir) + " holds no result.json of ardent simulate";
@@ -84,39 +74,36 @@ std::string not_ours(const fs::path& dir) {
     return {};
 }
 
+OutputRules simulate_rules(bool force, std::vector<fs::path> inputs) {
+    OutputRules rules;
+    rules.replace = force;
+    rules.inputs = std::move(inputs);
+    return rules;
+}
+
 }  // namespace
 
 // ---- OutputDir --------------------------------------------------------------------------------
 
-OutputDir::OutputDir(fs::path target, bool force, bool partial)
-    : target_(std::move(target)), force_(force) {
-    tmp_ = partial ? partial_path(target_)
-                   : with_suffix(target_, ".tmp-" + std::to_string(::getpid()));
+const FolderKind& results_directory() {
+    static const FolderKind kind{"a results directory of ardent simulate", not_ours};
+    return kind;
 }
 
-OutputDir::~OutputDir() {
-    if (created_ && !committed_ && !keep_) discard();
-}
+OutputDir::OutputDir(const fs::path& target, bool force, bool partial,
+                     std::vector<fs::path> inputs)
+    : folder_(target, simulate_rules(force, std::move(inputs)), results_directory(),
+              partial ? partial_path(target)
+                      : with_suffix(target, ".tmp-" + std::to_string(::getpid()))),
+      partial_(partial) {}
 
 fs::path OutputDir::partial_path(const fs::path& target) {
     return with_suffix(target, ".tmp-partial");
 }
 
-void OutputDir::check_target(const fs::path& target, bool force) {
-    std::error_code ec;
-    if (fs::exists(fs::symlink_status(target, ec)) && !force)
-        throw InputError("output directory " + quoted(target) +
-                         " exists already; use --force to replace it (it is replaced only once "
-                         "the new results are complete) or choose another with -o");
-    if (fs::exists(fs::symlink_status(target, ec)))
-        if (const std::string why = not_ours(target); !why.empty())
-            throw InputError("--force replaces only a results directory of ardent simulate, and " +
-                             why + "; choose another -o, or remove " + quoted(target) +
-                             " yourself");
-    const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    if (!fs::is_directory(parent, ec))
-        throw InputError("cannot write " + quoted(target) + ": its parent directory " +
-                         quoted(parent) + " does not exist");
+void OutputDir::check_target(const fs::path& target, bool force,
+                             const std::vector<fs::path>& inputs) {
+    check_output_folder(target, simulate_rules(force, inputs), results_directory());
 }
 
 void OutputDir::check_partial(const fs::path& target, bool resume) {
@@ -167,58 +154,14 @@ std::vector<std::string> OutputDir::leftovers(const fs::path& target) {
 
 void OutputDir::create(bool resume) {
     std::error_code ec;
-    if (resume) {
-        if (!fs::is_directory(tmp_, ec))
-            throw InputError("nothing to resume: no partial run at " + quoted(tmp_));
-    } else {
-        if (fs::exists(fs::symlink_status(tmp_, ec)) && tmp_ == partial_path(target_))
-            throw InputError("a partial run of this output exists at " + quoted(tmp_) +
-                             ": continue it with --resume, or delete it");
-        if (fs::exists(fs::symlink_status(tmp_, ec)))  // an earlier process had this one's id
-            throw InputError(quoted(tmp_) + ", left by an earlier run, is in the way: remove it " +
-                             "with rm -r " + shell_quoted(tmp_));
-        if (!fs::create_directory(tmp_, ec) || ec)
-            throw InputError("cannot create " + quoted(tmp_) + ": " + ec.message());
-    }
-    created_ = true;
+    if (!resume && partial_ && fs::exists(fs::symlink_status(tmp(), ec)))
+        throw InputError("a partial run of this output exists at " + quoted(tmp()) +
+                         ": continue it with --resume, or delete it");
+    folder_.create(resume);
     for (const char* sub : {"ir", "ambix", "grid"}) {
-        fs::create_directories(tmp_ / sub, ec);
-        if (ec) throw InputError("cannot create " + quoted(tmp_ / sub) + ": " + ec.message());
+        fs::create_directories(tmp() / sub, ec);
+        if (ec) throw_write_error(tmp() / sub, ec.value(), "a new folder");
     }
-}
-
-void OutputDir::commit() {
-    std::error_code ec;
-    fs::path old;
-    if (fs::exists(fs::symlink_status(target_, ec))) {
-        if (!force_) {  // appeared while we ran: keep the results where they are
-            keep_ = true;
-            throw InputError("output directory " + quoted(target_) +
-                             " appeared while simulating; the results stay in " + quoted(tmp_));
-        }
-        // It may have changed while we ran: still never replace what is not ours.
-        if (const std::string why = not_ours(target_); !why.empty()) {
-            keep_ = true;
-            throw InputError("--force replaces only a results directory of ardent simulate, and " +
-                             why + "; the results stay in " + quoted(tmp_));
-        }
-        old = with_suffix(target_, ".old-" + std::to_string(::getpid()));
-        fs::rename(target_, old, ec);
-        if (ec) throw InputError("cannot replace " + quoted(target_) + ": " + ec.message());
-    }
-    fs::rename(tmp_, target_, ec);
-    if (ec) {
-        if (!old.empty()) fs::rename(old, target_, ec);
-        throw InputError("cannot move the results to " + quoted(target_) + ": " + ec.message());
-    }
-    committed_ = true;
-    if (!old.empty()) fs::remove_all(old, ec);
-}
-
-void OutputDir::discard() {
-    std::error_code ec;
-    if (created_) fs::remove_all(tmp_, ec);
-    created_ = false;
 }
 
 // ---- names and hashes -------------------------------------------------------------------------
@@ -343,6 +286,14 @@ void h5_check(bool ok, const fs::path& file, const char* what) {
     if (!ok) throw InputError("cannot write " + quoted(file) + ": HDF5 failed to " + what);
 }
 
+// A creation property list of `cls` without HDF5's object time stamps (on by default), so that two
+// runs of one scene write the same bytes (docs/output-format.md).
+hid_t untimed(hid_t cls) {
+    const hid_t plist = H5Pcreate(cls);
+    H5Pset_obj_track_times(plist, 0);
+    return plist;
+}
+
 void attr_double(hid_t obj, const char* name, double v, const fs::path& file) {
     const hid_t space = H5Screate(H5S_SCALAR);
     const hid_t a = H5Acreate2(obj, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT);
@@ -383,14 +334,17 @@ GridWriter::GridWriter(const fs::path& file, const std::vector<Vec3>& positions,
     : file_(file), rows_(positions.size()), samples_(samples) {
     h5_check(kinds.size() == rows_, file, "match gradient kinds to points");
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors become exceptions, not stderr dumps
-    file_id_ = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t fcpl = untimed(H5P_FILE_CREATE);  // the root group's times
+    file_id_ = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+    H5Pclose(fcpl);
     h5_check(file_id_ >= 0, file, "create the file");
     const hid_t f = file_id_;
 
     hsize_t pdims[2] = {rows_, 3};
     hid_t space = H5Screate_simple(2, pdims, nullptr);
-    hid_t ds =
-        H5Dcreate2(f, "positions", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t dcpl = untimed(H5P_DATASET_CREATE);
+    hid_t ds = H5Dcreate2(f, "positions", H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
     std::vector<double> xyz(rows_ * 3);
     for (size_t i = 0; i < rows_; ++i)
         for (int a = 0; a < 3; ++a)
@@ -404,7 +358,9 @@ GridWriter::GridWriter(const fs::path& file, const std::vector<Vec3>& positions,
 
     // /gradient_kind N x 3 int8.
     space = H5Screate_simple(2, pdims, nullptr);
-    ds = H5Dcreate2(f, "gradient_kind", H5T_STD_I8LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    dcpl = untimed(H5P_DATASET_CREATE);
+    ds = H5Dcreate2(f, "gradient_kind", H5T_STD_I8LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
     std::vector<std::int8_t> flat(rows_ * 3);
     for (size_t i = 0; i < rows_; ++i)
         for (size_t a = 0; a < 3; ++a)
@@ -421,14 +377,14 @@ GridWriter::GridWriter(const fs::path& file, const std::vector<Vec3>& positions,
     // and write_point() stores the chunks as they are.
     compressed_ =
         H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 && H5Zfilter_avail(H5Z_FILTER_SHUFFLE) > 0;
-    const auto compress = [this](hid_t dcpl) {
+    const auto compress = [this](hid_t plist) {
         if (!compressed_) return;
-        H5Pset_shuffle(dcpl);
-        H5Pset_deflate(dcpl, 1);
+        H5Pset_shuffle(plist);
+        H5Pset_deflate(plist, 1);
     };
     hsize_t idims[2] = {rows_, samples_};
     space = H5Screate_simple(2, idims, nullptr);
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    dcpl = untimed(H5P_DATASET_CREATE);
     if (rows_ > 0 && samples_ > 0) {
         hsize_t chunk[2] = {1, samples_};
         H5Pset_chunk(dcpl, 2, chunk);
@@ -441,7 +397,7 @@ GridWriter::GridWriter(const fs::path& file, const std::vector<Vec3>& positions,
 
     hsize_t gdims[3] = {rows_, 3, samples_};
     space = H5Screate_simple(3, gdims, nullptr);
-    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    dcpl = untimed(H5P_DATASET_CREATE);
     if (rows_ > 0 && samples_ > 0) {
         hsize_t chunk[3] = {1, 3, samples_};
         H5Pset_chunk(dcpl, 3, chunk);
@@ -532,7 +488,7 @@ void write_array(hid_t group, const char* name, hid_t file_type, hid_t mem_type,
                  const std::vector<hsize_t>& dims, const void* data, bool compress,
                  const fs::path& file) {
     const hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
-    const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    const hid_t dcpl = untimed(H5P_DATASET_CREATE);
     hsize_t count = 1;
     for (hsize_t d : dims)
         count *= d;
@@ -558,7 +514,9 @@ void write_array(hid_t group, const char* name, hid_t file_type, hid_t mem_type,
 
 void GridWriter::write_geometric(const auralize::GridGeometric& g) {
     h5_check(file_id_ >= 0, file_, "write /geometric");
-    const hid_t grp = H5Gcreate2(file_id_, "geometric", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t gcpl = untimed(H5P_GROUP_CREATE);
+    const hid_t grp = H5Gcreate2(file_id_, "geometric", H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    H5Pclose(gcpl);
     h5_check(grp >= 0, file_, "create /geometric");
     try {
         constexpr hsize_t B = auralize::GridGeometric::kBands;

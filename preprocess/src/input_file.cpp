@@ -1,5 +1,7 @@
 #include "ardent/preprocess/input_file.h"
 
+#include <system_error>
+
 namespace ardent {
 
 std::string special_file_kind(const std::filesystem::path& file) {
@@ -18,8 +20,15 @@ std::string special_file_kind(const std::filesystem::path& file) {
         case fs::file_type::regular:
         case fs::file_type::directory:
         case fs::file_type::not_found:
-        case fs::file_type::none:
             return {};
+        case fs::file_type::none:
+            // stat(2) failed other than for a missing file: a link loop was called "not found".
+            if (ec == std::errc::too_many_symbolic_link_levels)
+                return "a symbolic link loop (too many levels of symbolic links)";
+            if (ec == std::errc::permission_denied)
+                return "out of reach (permission denied on a folder in its path)";
+            if (ec == std::errc::filename_too_long) return "a path too long for the system";
+            return ec ? "not readable (" + ec.message() + ")" : std::string();
         default:
             return "not a regular file";
     }

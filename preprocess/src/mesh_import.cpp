@@ -117,6 +117,9 @@ TriangleMesh read_with_assimp(const std::filesystem::path& file, const std::stri
     // Keep points and lines out; triangulate polygons; no vertex welding here (clean() does it).
     importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE,
                                 aiPrimitiveType_POINT | aiPrimitiveType_LINE);
+    // The model is read in its own axes (geometry.up names its vertical): Assimp's COLLADA
+    // reader would otherwise turn a Z_UP or X_UP file to Y-up, moving sources off their rooms.
+    importer.SetPropertyBool(AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, true);
     const aiScene* s = importer.ReadFile(file.string(), aiProcess_ValidateDataStructure);
     if (!s || !s->mRootNode) throw InputError(name + ": " + user_reason(importer.GetErrorString()));
     // Assimp 5.2's PLY reader can leave a face without vertices, flagged as a polygon, which its
@@ -221,11 +224,11 @@ TriangleMesh unpack_mesh(const std::string& b) {
 TriangleMesh import_mesh(const std::filesystem::path& file, double scale, MeshIsolation isolation) {
     const std::string name = file.string();
     std::error_code ec;
+    if (const std::string kind = special_file_kind(file); !kind.empty())
+        throw InputError(name + ": is " + kind + ", expected a mesh file");
     if (!std::filesystem::exists(file, ec)) throw InputError(name + ": mesh file not found");
     if (std::filesystem::is_directory(file, ec))
         throw InputError(name + ": is a directory, expected a mesh file");
-    if (const std::string kind = special_file_kind(file); !kind.empty())
-        throw InputError(name + ": is " + kind + ", expected a mesh file");
     {
         std::ifstream probe(file, std::ios::binary);
         if (!probe) throw InputError(name + ": mesh file cannot be read (permission denied?)");

@@ -19,4 +19,12 @@ std::string point_text(double x, double y, double z, int decimals) {
            number_text(z, decimals) + ")";
 }
 
+std::string cut_text(const std::string& text, size_t keep) {
+    if (text.size() <= keep) return text;
+    size_t cut = keep;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+        --cut;
+    return text.substr(0, cut) + "…";
+}
+
 }  // namespace ardent

@@ -4,7 +4,9 @@
 #include <set>
 #include <unordered_set>
 
+#include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/mesh_import.h"
+#include "ardent/preprocess/number_text.h"
 #include "ardent/preprocess/surface_map.h"
 
 namespace ardent {
@@ -122,12 +124,27 @@ Preprocessed preprocess(const Scene& scene, const PreprocessOptions& options) {
     auto t0 = std::chrono::steady_clock::now();
     p.mesh = load_geometry(scene);
     p.group_material = map_surfaces(scene, p.mesh);
+    p.warnings = surface_warnings(scene, p.mesh, p.group_material);
     p.times.import_s = seconds_since(t0);
 
     t0 = std::chrono::steady_clock::now();
     const Grid grid = scene_grid(scene, p.mesh);
     p.air = build_air_model(scene, p.mesh, p.group_material, grid);
     p.times.voxelize_s = seconds_since(t0);
+    // A listener grid coarser than the room has no point in its air, and the run wrote a grid
+    // file of none, which every reader refuses.
+    if (const int every = scene.listener_grid_cells(); every > 0 && p.listener_points() == 0) {
+        const bool metres = scene.listener_grid_spacing_m > 0;
+        const Vec3 size = p.mesh.bounds().size();
+        const std::string key = metres ? "listener_grid.spacing_m" : "listener_grid.every";
+        throw InputError(scene.display_name() + ": " + key + ": the listener grid (" +
+                             number_text(every * grid.h, 2) + " m, every " + std::to_string(every) +
+                             " cells) has no point in the room's air (the model spans " +
+                             number_text(size.x, 2) + " x " + number_text(size.y, 2) + " x " +
+                             number_text(size.z, 2) + " m): give a smaller " +
+                             (metres ? "spacing" : "step"),
+                         {scene.file.string(), key, {}});
+    }
 
     if (options.decompose) {
         t0 = std::chrono::steady_clock::now();

@@ -104,4 +104,11 @@ std::string Scene::display_name() const {
     return file.empty() ? std::string("<memory>") : file.string();
 }
 
+std::vector<std::filesystem::path> scene_inputs(const Scene& scene) {
+    std::vector<std::filesystem::path> inputs;
+    if (!scene.file.empty()) inputs.push_back(scene.file);
+    if (!scene.geometry.mesh.empty()) inputs.push_back(scene.geometry.mesh);
+    return inputs;
+}
+
 }  // namespace ardent

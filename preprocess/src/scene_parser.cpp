@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -14,6 +15,7 @@
 
 #include "ardent/preprocess/errors.h"
 #include "ardent/preprocess/input_file.h"
+#include "ardent/preprocess/number_text.h"
 #include "ardent/preprocess/wall_admittance.h"
 
 namespace ardent {
@@ -38,9 +40,10 @@ class Reader {
     Reader(std::string file, std::string path) : file_(std::move(file)), path_(std::move(path)) {}
 
     [[noreturn]] void fail(const std::string& what) const {
-        throw InputError(
-            file_ + ": " + (path_.empty() ? std::string("(top level)") : path_) + ": " + what,
-            {file_, path_, {}});
+        throw InputError(file_ + ": " +
+                             (path_.empty() ? std::string("(top level)") : printable_text(path_)) +
+                             ": " + what,
+                         {file_, path_, {}});
     }
     Reader key(const std::string& k) const {
         return Reader(file_, path_.empty() ? k : path_ + "." + k);
@@ -328,6 +331,11 @@ void parse_geometry(const Json& g, const Reader& r, const std::filesystem::path&
         std::filesystem::path p(m);
         out.mesh = p.is_absolute() ? p : (base / p).lexically_normal();
     }
+    // A box's sizes are metres already; a scale beside one was ignored without a word.
+    if (has_box && g.contains("scale"))
+        r.key("scale").fail(
+            "applies to a mesh file only; a box's sizes are in metres (remove \"scale\", or "
+            "give the box in metres)");
     if (g.contains("scale")) out.scale = r.key("scale").positive(g["scale"]);
     if (g.contains("up")) out.up = r.key("up").choice(g["up"], {"x", "y", "z"})[0];
 }
@@ -335,18 +343,17 @@ void parse_geometry(const Json& g, const Reader& r, const std::filesystem::path&
 // Band centres accepted in a material's absorption (Hz): the audible range.
 constexpr double kMinBandHz = 16, kMaxBandHz = 20000;
 
-// The frequency a band key names ("125", "31.5"), or NaN when it is not a plain number.
+// The frequency a band key names ("125", "31.5"), or NaN when it is not a plain decimal number:
+// digits with at most one decimal point between digits. std::stod alone read "0x10" as 16 Hz and
+// "1e3" as 1000.
 double band_frequency(const std::string& key) {
-    if (key.empty() || key.size() > 16 || !std::isdigit(static_cast<unsigned char>(key[0])))
-        return std::nan("");
-    size_t used = 0;
-    double hz = std::nan("");
-    try {
-        hz = std::stod(key, &used);
-    } catch (const std::exception&) {
-        return std::nan("");
-    }
-    return used == key.size() && std::isfinite(hz) ? hz : std::nan("");
+    if (key.empty() || key.size() > 16) return std::nan("");
+    const size_t point = key.find('.');
+    const bool plain =
+        key.find_first_not_of("0123456789.") == std::string::npos &&
+        (point == std::string::npos ||
+         (point > 0 && point + 1 < key.size() && key.find('.', point + 1) == std::string::npos));
+    return plain ? std::strtod(key.c_str(), nullptr) : std::nan("");
 }
 
 // A material's per-frequency key: one value for every frequency, or an object of bands (centre
@@ -367,7 +374,7 @@ std::vector<std::pair<double, T>> parse_material_bands(const Json& a, const Read
     for (const auto& [band, v] : a.items()) {
         const double hz = band_frequency(band);
         if (!(hz >= kMinBandHz && hz <= kMaxBandHz))
-            ra.fail("band \"" + band + "\" is not a frequency in Hz between " +
+            ra.fail("band \"" + cut_text(band) + "\" is not a frequency in Hz between " +
                     std::to_string(int(kMinBandHz)) + " and " + std::to_string(int(kMaxBandHz)) +
                     " (e.g. \"125\", \"31.5\")");
         for (const auto& b : bands)
@@ -505,7 +512,7 @@ void parse_emitters(const Json& v, const Reader& r, const char* what, std::vecto
         Emitter e;
         e.name = ri.key("name").string(v[i]["name"]);
         if (!valid_object_name(e.name))
-            ri.key("name").fail("\"" + e.name +
+            ri.key("name").fail("\"" + printable_text(cut_text(e.name, 64)) +
                                 "\" is not a usable name: use up to 64 letters, digits, '_', "
                                 "'-', '.' or '+', starting with a letter or digit (it names "
                                 "output files)");
@@ -658,7 +665,8 @@ Scene parse_scene(std::string_view text, const std::filesystem::path& file) {
             for (const auto& m : sc.materials)
                 names.push_back(m.name);
             std::string near = nearest_word(mat, names);
-            rs.key(pattern).fail("material \"" + mat + "\" is not defined in \"materials\"" +
+            rs.key(pattern).fail("material \"" + printable_text(mat) +
+                                 "\" is not defined in \"materials\"" +
                                  (near.empty() ? "" : " (did you mean \"" + near + "\"?)"));
         }
         sc.surfaces.push_back({pattern, mat});
@@ -716,18 +724,26 @@ Scene parse_scene(std::string_view text, const std::filesystem::path& file) {
             sc.output_sample_rate = v.get<int>();
         }
     }
+    // Shorter than one output sample, the run wrote IRs of no samples.
+    if (sc.simulation.duration * sc.output_sample_rate < 1)
+        r.key("simulation")
+            .key("duration")
+            .fail("expected at least one output sample (1/" +
+                  std::to_string(sc.output_sample_rate) +
+                  " s = " + format_number(1.0 / sc.output_sample_rate) +
+                  " s at output.sample_rate), got " + format_number(sc.simulation.duration) + " s");
     return sc;
 }
 
 Scene load_scene(const std::filesystem::path& file) {
     std::error_code ec;
     const ErrorSubject about{file.string(), {}, {}};
+    if (const std::string kind = special_file_kind(file); !kind.empty())
+        throw InputError(file.string() + ": is " + kind + ", expected a scene file (.json)", about);
     if (!std::filesystem::exists(file, ec))
         throw InputError(file.string() + ": no such scene file", about);
     if (std::filesystem::is_directory(file, ec))
         throw InputError(file.string() + ": is a directory, expected a scene file (.json)", about);
-    if (const std::string kind = special_file_kind(file); !kind.empty())
-        throw InputError(file.string() + ": is " + kind + ", expected a scene file (.json)", about);
     std::ifstream in(file, std::ios::binary);
     if (!in) throw InputError(file.string() + ": cannot be read (permission denied?)", about);
     std::ostringstream ss;

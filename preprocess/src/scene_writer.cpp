@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <system_error>
@@ -147,26 +148,14 @@ std::string scene_text(const Scene& scene, const fs::path& file) {
     return scene_json(scene, file).dump(2) + "\n";
 }
 
-void save_scene(const Scene& scene, const fs::path& file) {
+void save_scene(const Scene& scene, const fs::path& file, const OutputRules& rules) {
     const std::string text = scene_text(scene, file);
-    fs::path tmp = file;
-    tmp += ".tmp-" + std::to_string(::getpid());
-    {
+    write_output_file(file, rules, [&](const fs::path& tmp) {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         out << text;
         out.flush();
-        if (!out) {
-            std::error_code ec;
-            fs::remove(tmp, ec);
-            throw InputError("cannot write '" + file.string() + "'");
-        }
-    }
-    std::error_code ec;
-    fs::rename(tmp, file, ec);
-    if (ec) {
-        fs::remove(tmp, ec);
-        throw InputError("cannot write '" + file.string() + "': " + ec.message());
-    }
+        if (!out) throw_write_error(file, errno);
+    });
 }
 
 bool same_scene(const Scene& a, const Scene& b) {

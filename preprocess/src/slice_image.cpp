@@ -164,30 +164,16 @@ RgbImage render_slice(const Preprocessed& p, const SliceSpec& slice, int max_pix
     return img;
 }
 
-void write_png(const std::filesystem::path& file, const RgbImage& image, bool overwrite) {
-    const std::string name = file.string();
-    std::error_code ec;
-    if (!overwrite && std::filesystem::exists(file, ec))
-        throw InputError(name +
-                         ": already exists; choose another name or pass --force to replace it");
-    const auto dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
-    if (!std::filesystem::is_directory(dir, ec))
-        throw InputError(name + ": the folder " + dir.string() + " does not exist");
-    const std::filesystem::path tmp =
-        dir / ("." + file.filename().string() + ".tmp" + std::to_string(::getpid()));
-    FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f) throw InputError(name + ": cannot write (" + std::strerror(errno) + ")");
-    bool ok = encode_png(f, image);
-    ok = (std::fclose(f) == 0) && ok;
-    if (!ok) {
-        std::filesystem::remove(tmp, ec);
-        throw InputError(name + ": writing the PNG failed");
-    }
-    std::filesystem::rename(tmp, file, ec);
-    if (ec) {
-        std::filesystem::remove(tmp, ec);
-        throw InputError(name + ": cannot move the finished image into place");
-    }
+void write_png(const std::filesystem::path& file, const RgbImage& image, const OutputRules& rules) {
+    write_output_file(file, rules, [&](const std::filesystem::path& tmp) {
+        FILE* f = std::fopen(tmp.c_str(), "wb");
+        if (!f) throw_write_error(file, errno);
+        errno = 0;
+        bool ok = encode_png(f, image);
+        const int err = errno;
+        ok = (std::fclose(f) == 0) && ok;
+        if (!ok) throw_write_error(file, err ? err : errno, "the PNG");
+    });
 }
 
 }  // namespace ardent

@@ -171,13 +171,12 @@ py::array auralize_array(const py::handle& dry_in, const py::handle& ir_in, doub
 }
 
 void write_audio(const fs::path& file, const py::handle& samples, double fs, bool overwrite) {
-    std::error_code ec;
-    if (!overwrite && fs::exists(fs::symlink_status(file, ec)))
-        throw InputError(
-            "'" + file.string() + "' already exists; pass overwrite=True to replace it",
-            {file.string(), {}, {}});
+    OutputRules rules;
+    rules.replace = overwrite;
+    rules.replace_hint = "overwrite=True";
+    check_output_file(file, rules);
     audio::format_for(file);  // the extension, before any work
-    audio::write_audio(file, to_audio(samples, fs, "'" + file.string() + "'"));
+    audio::write_audio(file, to_audio(samples, fs, "'" + file.string() + "'"), rules);
 }
 
 py::tuple read_audio(const fs::path& file) {

@@ -149,16 +149,16 @@ void bind_scene(py::module_& m) {
         .def(
             "save",
             [](const Scene& s, const fs::path& path, bool overwrite) {
-                std::error_code ec;
-                if (!overwrite && fs::exists(fs::symlink_status(path, ec)))
-                    throw InputError(
-                        "'" + path.string() + "' already exists; pass overwrite=True to replace it",
-                        {path.string(), {}, {}});
+                OutputRules rules;
+                rules.replace = overwrite;
+                rules.replace_hint = "overwrite=True";
+                rules.inputs = scene_inputs(s);
+                check_output_file(path, rules);
                 Scene copy = s;
                 copy.file = fs::absolute(path);
                 // Checked as the file will be read: its mesh path relative to its new folder.
                 checked(copy);
-                save_scene(copy, path);
+                save_scene(copy, path, rules);
             },
             py::arg("path"), py::arg("overwrite") = false,
             "Writes the scene (atomically); an existing file only with overwrite=True")

@@ -56,7 +56,7 @@ def test_save_never_overwrites_unless_asked(tmp_path, shoebox_path):
     s = ardent.Scene.load(shoebox_path)
     f = tmp_path / "mine.json"
     f.write_text("precious")
-    with pytest.raises(ardent.InputError, match="already exists; pass overwrite=True"):
+    with pytest.raises(ardent.InputError, match="already exists; choose another name or pass overwrite=True"):
         s.save(f)
     assert f.read_text() == "precious"
     s.save(f, overwrite=True)

@@ -9,6 +9,8 @@
 #include <span>
 #include <vector>
 
+#include "ardent/preprocess/safe_output.h"
+
 namespace ardent::audio {
 
 struct Audio {
@@ -26,8 +28,9 @@ struct Audio {
 Audio read_audio(const std::filesystem::path& file);
 
 enum class WriteMode {
-    // Write `file.tmp-<pid>` next to the target and rename it over the target once complete, so
-    // the target is either absent/old or complete, never half-written.
+    // Through an OutputFile (safe_output.h): a temporary file beside the target renamed over it
+    // once complete, so the target is either absent/old or complete, never half-written; an
+    // existing target is replaced only if it is a regular file.
     Atomic,
     // Write the target directly: for files inside a directory that is itself temporary and will be
     // renamed into place as a whole.
@@ -52,5 +55,8 @@ FileFormat format_for(const std::filesystem::path& file);
 // Writes `audio` in the format of its file name (format_for).
 void write_audio(const std::filesystem::path& file, const Audio& audio,
                  WriteMode mode = WriteMode::Atomic);
+// The same for a user's output (a command's -o, an export): through an OutputFile with the user's
+// rules (what may be replaced, the command's inputs).
+void write_audio(const std::filesystem::path& file, const Audio& audio, const OutputRules& rules);
 
 }  // namespace ardent::audio

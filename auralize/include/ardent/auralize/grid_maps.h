@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <exception>
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <span>
@@ -36,6 +37,8 @@ struct GridAnalysisOptions {
     // crossover). Empty: the row as stored, at the grid's rate.
     std::function<std::vector<float>(size_t point, const std::vector<float>& row)> ir_of_row;
     double ir_rate = 0;
+    // Raised: the analysis stops after the batch in hand and returns nothing (a stop signal).
+    const std::atomic<bool>* stop = nullptr;
 };
 
 // One Analysis per grid point, in the grid's order, each analyze_ir of that point's IR at the

@@ -70,6 +70,8 @@ class IrGrid {
     double output_sample_rate() const { return output_sample_rate_; }
     double spacing() const { return spacing_; }  // metres between neighbouring points
     const std::string& source() const { return source_; }
+    // The scene_hash attribute of the run that wrote it (result.json's scene.hash); empty if none.
+    const std::string& scene_hash() const { return scene_hash_; }
     const std::vector<Point>& positions() const { return positions_; }
     Point lower() const { return lower_; }  // bounding box of the points
     Point upper() const { return upper_; }
@@ -114,6 +116,7 @@ class IrGrid {
     size_t samples_ = 0;
     double sample_rate_ = 0, output_sample_rate_ = 0, spacing_ = 0;
     std::string source_;
+    std::string scene_hash_;
     Point lower_{}, upper_{};
     std::optional<GridGeometric> geometric_;
     std::unordered_map<std::uint64_t, size_t> index_;  // packed lattice coordinates -> point

@@ -26,6 +26,9 @@ struct GridProvenance {
     double speed_of_sound = 343, flat_to_hz = 0;
     std::optional<double> receiver_height;  // the receivers' mean z
     std::string file;                       // the result.json read
+    std::string scene_hash;                 // scene.hash
+    double output_sample_rate = 0;          // settings.output_sample_rate
+    bool full_band = false;                 // band.mode "full": its grids hold /geometric
 };
 
 // For DIR/grid/<source>.h5: DIR/result.json's account of the grid. Nothing when the file is not
@@ -33,6 +36,12 @@ struct GridProvenance {
 // saying why when there is one that cannot be read (the caller decides whether to warn).
 std::optional<GridProvenance> grid_provenance(const std::filesystem::path& grid_file,
                                               const std::string& source);
+
+// Why `prov` does not describe `grid` (the result.json of another run beside it, or an edited
+// one); empty when it does: the scene hashes differ, the output rates differ, or the source lies
+// so far from the grid that its direct sound reaches no point within the IRs (a source 1e6 m away
+// put it at 2915 s in 0.2 s IRs).
+std::string grid_provenance_mismatch(const GridProvenance& prov, const auralize::IrGrid& grid);
 
 // The analysis options for the grid's maps: from `prov` when given (onset, G, flat band), and a
 // full-band grid's IRs at the receivers' rate with the band open to 0.45 of it.

@@ -127,7 +127,7 @@ class Cancelled : public std::exception {
 };
 
 // Runs the whole simulation of `scene` (its simulation settings as they stand: front ends apply
-// their overrides first) into settings.output, holding its OutputLock (output_lock.h) throughout
+// their overrides first) into settings.output, holding its OutputLock (safe_output.h) throughout
 // (rank 0 of a distributed run). Throws InputError (bad input, an output that exists without
 // force, another run holding the output, a partial run that is not resumed), ResourceError (memory,
 // no GPU), SolverError (a source's run blew up: "the simulation of source <name> failed: <why>";

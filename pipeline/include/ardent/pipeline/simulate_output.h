@@ -14,31 +14,32 @@
 #include "ardent/auralize/air_absorption.h"
 #include "ardent/auralize/decimate.h"
 #include "ardent/auralize/ir_grid.h"
+#include "ardent/preprocess/safe_output.h"
 #include "ardent/preprocess/scene.h"
 #include "ardent/preprocess/vec.h"
 
 namespace ardent::pipeline {
 
-// A results directory written atomically: everything goes into a temporary sibling, renamed onto
-// the target by commit(). The destructor removes the temporary directory unless it was committed
-// or keep() was called (a checkpointed run's partial directory survives a failure).
+// A results directory written atomically (an OutputFolder, safe_output.h): everything goes into
+// a temporary sibling, renamed onto the target by commit(). The destructor removes the temporary
+// directory unless it was committed or keep() was called (a checkpointed run's partial directory
+// survives a failure).
 class OutputDir {
   public:
     // `partial`: the temporary directory is `<target>.tmp-partial` (found again by --resume),
-    // else `<target>.tmp-<pid>`. Refuses (InputError) an existing target unless `force`.
-    OutputDir(std::filesystem::path target, bool force, bool partial);
-    ~OutputDir();
-    OutputDir(const OutputDir&) = delete;
-    OutputDir& operator=(const OutputDir&) = delete;
+    // else `<target>.tmp-<pid>`. Refuses (InputError) an existing target unless `force`, and any
+    // target that holds or is one of `inputs` (the scene and mesh).
+    OutputDir(const std::filesystem::path& target, bool force, bool partial,
+              std::vector<std::filesystem::path> inputs = {});
 
     static std::filesystem::path partial_path(const std::filesystem::path& target);
     // Checks the target could be written (InputError if it exists without force, or, with
     // force, if it is anything but a results directory of ardent simulate: --force never
     // deletes what a user made), without creating anything.
-    static void check_target(const std::filesystem::path& target, bool force);
+    static void check_target(const std::filesystem::path& target, bool force,
+                             const std::vector<std::filesystem::path>& inputs = {});
     // Checks the partial directory against the run asked for (InputError): --resume needs one,
     // and any other run is refused while one exists, saying how to continue it or start again.
-    // (A plain run used to ignore it, and left it behind; --resume was then refused.)
     static void check_partial(const std::filesystem::path& target, bool resume);
     // What earlier runs that did not end cleanly left beside `target`: `<target>.tmp-<pid>`
     // (killed before its temporary directory could be removed) and `<target>.old-<pid>` (killed
@@ -48,20 +49,23 @@ class OutputDir {
     // run to `target` is still writing them.
     static std::vector<std::string> leftovers(const std::filesystem::path& target);
 
-    // Creates the temporary directory (and its `ir/`, `grid/` folders). With `resume`, the
-    // partial directory must exist already and is reused.
+    // Creates the temporary directory (and its `ir/`, `ambix/`, `grid/` folders). With `resume`,
+    // the partial directory must exist already and is reused.
     void create(bool resume);
-    const std::filesystem::path& target() const { return target_; }
-    const std::filesystem::path& tmp() const { return tmp_; }
+    const std::filesystem::path& target() const { return folder_.target(); }
+    const std::filesystem::path& tmp() const { return folder_.tmp(); }
     // Moves the finished directory into place (replacing an old one only now, with force).
-    void commit();
-    void keep() { keep_ = true; }
-    void discard();  // removes the temporary directory now
+    void commit() { folder_.commit(); }
+    void keep() { folder_.keep(); }
+    void discard() { folder_.discard(); }  // removes the temporary directory now
 
   private:
-    std::filesystem::path target_, tmp_;
-    bool force_, created_ = false, committed_ = false, keep_ = false;
+    OutputFolder folder_;
+    bool partial_ = false;
 };
+
+// What a results directory of ardent simulate holds, for OutputFolder.
+const FolderKind& results_directory();
 
 // A file-name-safe version of a source or receiver name: characters other than letters, digits,
 // '.', '-' and '_' become '_'.

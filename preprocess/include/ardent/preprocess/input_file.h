@@ -11,9 +11,11 @@
 namespace ardent {
 
 // What `file` is when it exists but is neither a regular file nor a directory: "a FIFO (named
-// pipe)", "a socket", "a character device", "a block device" or "not a regular file". Empty for a
-// regular file, a directory or a missing path (each reader words those itself), and for a link
-// to a regular file.
+// pipe)", "a socket", "a character device", "a block device" or "not a regular file"; or, when
+// the path cannot be followed, "a symbolic link loop (...)", "out of reach (permission denied
+// ...)" and the like. Empty for a regular file, a directory or a missing path (each reader words
+// those itself), and for a link to a regular file. Readers ask this before they test whether the
+// file exists, which such a path fails.
 std::string special_file_kind(const std::filesystem::path& file);
 
 }  // namespace ardent

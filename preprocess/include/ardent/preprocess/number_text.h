@@ -3,6 +3,7 @@
 // digits cut off mid-number by the formatting buffer.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace ardent {
@@ -13,5 +14,9 @@ std::string number_text(double v, int decimals);
 
 // "(x, y, z)", each as number_text(_, decimals).
 std::string point_text(double x, double y, double z, int decimals);
+
+// Text from the user as a message shows it: its first `keep` bytes (not cutting a UTF-8
+// character), then "…" when there was more; a 5000-digit number was echoed whole.
+std::string cut_text(const std::string& text, size_t keep = 20);
 
 }  // namespace ardent

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "ardent/preprocess/air.h"
 #include "ardent/preprocess/decomposition.h"
@@ -36,6 +38,9 @@ struct Preprocessed {
     Scene scene;
     TriangleMesh mesh;
     std::vector<int> group_material;  // material index per mesh group
+    // Doubts about the scene that do not stop a run (surface_warnings): `ardent info` and
+    // `ardent simulate` print them, result.json keeps them.
+    std::vector<std::string> warnings;
     AirModel air;
     Decomposition decomposition;
     StageTimes times;

@@ -172,4 +172,8 @@ struct Scene {
     std::string display_name() const;
 };
 
+// The files a scene was read from (its file and its mesh, where there are): inputs that no output
+// of a run may be or hold (safe_output.h).
+std::vector<std::filesystem::path> scene_inputs(const Scene& scene);
+
 }  // namespace ardent

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ardent/preprocess/safe_output.h"
 #include "ardent/preprocess/scene.h"
 
 namespace ardent {
@@ -21,9 +22,10 @@ nlohmann::ordered_json scene_json(const Scene& scene, const std::filesystem::pat
 // The file's text: scene_json() indented by two spaces, with a final newline.
 std::string scene_text(const Scene& scene, const std::filesystem::path& file);
 
-// Writes the scene to `file` atomically (a temporary sibling renamed over it), so a failure never
-// leaves a half-written scene; throws InputError naming the file when it cannot be written.
-void save_scene(const Scene& scene, const std::filesystem::path& file);
+// Writes the scene to `file` through an OutputFile (safe_output.h): a failure never leaves a
+// half-written scene, and an existing file is replaced only as `rules` allow (a regular file, with
+// rules.replace). Throws InputError naming the file when it cannot be written.
+void save_scene(const Scene& scene, const std::filesystem::path& file, const OutputRules& rules);
 
 // True when the two scenes would be written as the same file (everything but `file`).
 bool same_scene(const Scene& a, const Scene& b);

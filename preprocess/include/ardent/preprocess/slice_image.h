@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ardent/preprocess/preprocess.h"
+#include "ardent/preprocess/safe_output.h"
 
 namespace ardent {
 
@@ -36,7 +37,8 @@ std::array<uint8_t, 3> material_colour(int material);
 // Renders the cell layer containing the slice plane; at most about `max_pixels` on the long side.
 RgbImage render_slice(const Preprocessed& p, const SliceSpec& slice, int max_pixels = 1600);
 
-// Writes a PNG atomically. Refuses to replace an existing file unless `overwrite`.
-void write_png(const std::filesystem::path& file, const RgbImage& image, bool overwrite);
+// Writes a PNG through an OutputFile (safe_output.h): whole or not at all, replacing an existing
+// file only as `rules` allow.
+void write_png(const std::filesystem::path& file, const RgbImage& image, const OutputRules& rules);
 
 }  // namespace ardent
