@@ -5,10 +5,17 @@
 // is told. Every refusal names the path, exits 2 and leaves everything as it was.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
+#include <thread>
+
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -292,6 +299,67 @@ TEST_F(WritersKeepUsersData, TwoRunsWriteTheSameBytes) {
         ++files;
     }
     EXPECT_GE(files, 3u);  // ir/, ambix/ and grid/
+}
+
+// ---- signals ----------------------------------------------------------------------------------
+
+// `ardent simulate` of a run long enough to be stopped (a few seconds on 2 cores), in `cwd`,
+// stderr to err.txt; `file_limit` > 0: that ulimit -f in bytes.
+pid_t start_simulate(const fs::path& cwd, rlim_t file_limit = 0) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+        if (chdir(cwd.c_str()) != 0) _exit(127);
+        const int err = open("err.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(err, 2);
+        const int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        if (file_limit > 0) {
+            const rlimit limit{file_limit, file_limit};
+            setrlimit(RLIMIT_FSIZE, &limit);
+        }
+        execl(ARDENT_CLI, ARDENT_CLI, "simulate", "room.json", "-o", "out", "--quiet",
+              static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    return pid;
+}
+
+int exit_code(pid_t pid) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// SIGHUP (the terminal closed), SIGPIPE (the reader went away) and SIGTERM end a run as Ctrl-C
+// does: a message, exit 128 + the signal, nothing left (they used to kill it and leave
+// out.tmp-<pid> and out.lock).
+TEST(Signals, HangupPipeAndTermEndARunCleanly) {
+    for (const int sig : {SIGHUP, SIGPIPE, SIGTERM}) {
+        SCOPED_TRACE(strsignal(sig));
+        ScratchDir dir;
+        dir.write("room.json", box_scene_json(R"({"max_frequency": 700, "duration": 3})"));
+        const pid_t pid = start_simulate(dir.path());
+        // Started once its lock exists; then well inside the run.
+        for (int i = 0; i < 1000 && !fs::exists(dir / "out.lock"); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        kill(pid, sig);
+        EXPECT_EQ(exit_code(pid), 128 + sig);
+        expect_has(read_text(dir / "err.txt"), {"interrupted; nothing was written"});
+        EXPECT_EQ(dir.listing(), "err.txt\nroom.json\n");
+    }
+}
+
+// A write past the file-size limit is a resources error naming the file (exit 3), and the run
+// leaves nothing (it used to be killed by SIGXFSZ, then to crash in HDF5 at exit).
+TEST(Signals, AFileSizeLimitIsAResourcesError) {
+    ScratchDir dir;
+    dir.write("room.json", box_scene_json(R"({"max_frequency": 500, "duration": 0.5},
+        "listener_grid": {"spacing_m": 0.5})"));
+    const pid_t pid = start_simulate(dir.path(), 100 * 1024);
+    EXPECT_EQ(exit_code(pid), 3);
+    expect_has(read_text(dir / "err.txt"), {"not enough resources: cannot write", "File too large"});
+    EXPECT_EQ(dir.listing(), "err.txt\nroom.json\n");
 }
 
 }  // namespace

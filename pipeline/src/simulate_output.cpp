@@ -333,6 +333,10 @@ GridWriter::GridWriter(const fs::path& file, const std::vector<Vec3>& positions,
                        const GridFileInfo& info)
     : file_(file), rows_(positions.size()), samples_(samples) {
     h5_check(kinds.size() == rows_, file, "match gradient kinds to points");
+    // A file whose write failed (a full disk, ulimit -f) cannot be closed, and HDF5's own close
+    // of it at exit crashed the process after its message: our files are closed or removed by us.
+    // (Only effective before HDF5's first call, which this usually is.)
+    H5dont_atexit();
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors become exceptions, not stderr dumps
     const hid_t fcpl = untimed(H5P_FILE_CREATE);  // the root group's times
     file_id_ = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
