@@ -137,12 +137,16 @@ Preprocessed preprocess(const Scene& scene, const PreprocessOptions& options) {
         const bool metres = scene.listener_grid_spacing_m > 0;
         const Vec3 size = p.mesh.bounds().size();
         const std::string key = metres ? "listener_grid.spacing_m" : "listener_grid.every";
-        throw InputError(scene.display_name() + ": " + key + ": the listener grid (" +
-                             number_text(every * grid.h, 2) + " m, every " + std::to_string(every) +
-                             " cells) has no point in the room's air (the model spans " +
+        // The cells follow max_frequency (an override too): said, as a cause besides the key.
+        throw InputError(scene.display_name() + ": " + key + ": the listener grid (points " +
+                             number_text(every * grid.h, 2) + " m apart, every " +
+                             std::to_string(every) + " cells of " + number_text(grid.h, 3) +
+                             " m at max_frequency " +
+                             number_text(scene.simulation.max_frequency, 0) +
+                             " Hz) has no point in the room's air (the model spans " +
                              number_text(size.x, 2) + " x " + number_text(size.y, 2) + " x " +
                              number_text(size.z, 2) + " m): give a smaller " +
-                             (metres ? "spacing" : "step"),
+                             (metres ? "spacing" : "step") + " or a higher max_frequency",
                          {scene.file.string(), key, {}});
     }
 
