@@ -104,8 +104,8 @@ TEST(ResumeAnywhere, AStopInEveryStageResumesToTheSameFiles) {
 
 TEST(ResumeAnywhere, ADamagedCheckpointIsRefusedAndThePartialRunKept) {
     ScratchDir dir;
-    const Scene scene = load_scene(
-        dir.write("box.json", box_scene_json(R"({"max_frequency": 300, "duration": 0.2,
+    const Scene scene =
+        load_scene(dir.write("box.json", box_scene_json(R"({"max_frequency": 300, "duration": 0.2,
             "band": "wave"})")));
     const fs::path out = dir / "out";
     std::atomic<bool> stop{false};

@@ -181,8 +181,8 @@ TEST(SafeOutput, ASecondRunIsRefusedWhileTheLockIsHeld) {
         const OutputLock second(dir / "out.wav", "ardent auralize");
         ADD_FAILURE() << "the lock was taken twice";
     } catch (const InputError& e) {
-        const std::string holder = "another ardent auralize (process " +
-                                   std::to_string(::getpid()) + ")";
+        const std::string holder =
+            "another ardent auralize (process " + std::to_string(::getpid()) + ")";
         expect_has(e.what(), {holder.c_str(), "out.wav"});
     }
 }
@@ -226,7 +226,8 @@ TEST_F(WritersKeepUsersData, AuralizeAndVoxelize) {
     // A run holding the output's lock: a second one is refused at once, naming the holder.
     {
         const OutputLock held(dir / "new.wav", "ardent auralize");
-        expect_refused("auralize dry.wav ir.wav -o new.wav", {"another ardent auralize", "new.wav"});
+        expect_refused("auralize dry.wav ir.wav -o new.wav",
+                       {"another ardent auralize", "new.wav"});
     }
     // And a run that may write does, leaving nothing but its output.
     const CommandResult r = run_ardent("auralize dry.wav ir.wav -o new.wav", dir.path(), 120);
@@ -358,7 +359,8 @@ TEST(Signals, AFileSizeLimitIsAResourcesError) {
         "listener_grid": {"spacing_m": 0.5})"));
     const pid_t pid = start_simulate(dir.path(), 100 * 1024);
     EXPECT_EQ(exit_code(pid), 3);
-    expect_has(read_text(dir / "err.txt"), {"not enough resources: cannot write", "File too large"});
+    expect_has(read_text(dir / "err.txt"),
+               {"not enough resources: cannot write", "File too large"});
     EXPECT_EQ(dir.listing(), "err.txt\nroom.json\n");
 }
 

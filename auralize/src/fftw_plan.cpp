@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <new>
 #include <stdexcept>
@@ -19,6 +20,7 @@
 
 #include "ardent/auralize/fft_plan_cache.h"
 #include "ardent/preprocess/fftw_planner.h"
+#include "ardent/preprocess/safe_output.h"
 
 namespace ardent::auralize::detail {
 // FFTW's planner keeps global state (wisdom, twiddle caches): one plan at a time per process,
@@ -81,33 +83,26 @@ std::string export_wisdom() {
     return out;
 }
 
-// Writes the current wisdom to the cache file through a temporary file renamed over it, so a
-// reader (another ardent process) sees the old file or the new one, never half of one.
+// Writes the current wisdom to the cache file through an OutputFile (safe_output.h): a reader
+// (another ardent process) sees the old file or the new one, never half of one, and anything at
+// the cache's path that is not a regular file (a FIFO, a link) is left alone. A failure is a
+// warning: the plans are measured again next time.
 void save_wisdom(PlanCache& c) {
     const std::string text = export_wisdom();
     if (text.empty() || text == c.saved) return;
     const fs::path file = plan_cache_file(c.dir);
-    std::string tmp = (c.dir / ".fftwf-wisdom-XXXXXX").string();
-    const int fd = ::mkstemp(tmp.data());
-    if (fd < 0) {
-        c.warnings.push_back("cannot write the FFT plan cache in '" + c.dir.string() +
-                             "': " + errno_text() + " (plans will be measured again next time)");
-        return;
-    }
-    size_t done = 0;
-    bool ok = true;
-    while (ok && done < text.size()) {
-        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        ok = n > 0;
-        if (ok) done += static_cast<size_t>(n);
-    }
-    ok = ::close(fd) == 0 && ok;
-    ok = ok && ::rename(tmp.c_str(), file.c_str()) == 0;
-    if (!ok) {
-        c.warnings.push_back("cannot write the FFT plan cache '" + file.string() +
-                             "': " + errno_text() + " (plans will be measured again next time)");
-        ::unlink(tmp.c_str());
+    OutputRules rules;
+    rules.replace = true;
+    try {
+        write_output_file(file, rules, [&](const fs::path& tmp) {
+            std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+            out << text;
+            out.flush();
+            if (!out) throw_write_error(file, errno);
+        });
+    } catch (const std::exception& e) {
+        c.warnings.push_back("the FFT plan cache is not saved (" + std::string(e.what()) +
+                             "); plans will be measured again next time");
         return;
     }
     c.saved = text;

@@ -19,9 +19,14 @@
 #include <QToolBar>
 #include <QUrl>
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
 
 #include "ardent/editor/audition_panel.h"
 #include "ardent/editor/results_panel.h"
+#include "ardent/pipeline/simulate_output.h"
 #include "ardent/preprocess/errors.h"
 #include "emitters_panel.h"
 #include "map_panel.h"
@@ -124,7 +129,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(simulation_, &SimulationPanel::message, status_, &QLabel::setText);
     connect(simulation_, &SimulationPanel::errorMessage, this, &MainWindow::show_error);
     connect(simulation_, &SimulationPanel::resultsReady, this,
-            [this](const QString& dir) { open_results(dir); });
+            // Of the scene just run (a saved copy of it, when it was modified or bundled).
+            [this](const QString& dir) { open_results(dir, false); });
 
     connect(&project_, &Project::fileChanged, this, &MainWindow::update_title);
     connect(project_.undo_stack(), &QUndoStack::cleanChanged, this, &MainWindow::update_title);
@@ -322,12 +328,34 @@ bool MainWindow::save_to(const QString& path) {
     return true;
 }
 
-bool MainWindow::open_results(const QString& dir) {
+QString MainWindow::other_scene_notice(const QString& dir) const {
+    if (!project_.has_scene()) return {};
+    std::string hash, file;
+    try {
+        std::ifstream in(std::filesystem::path(dir.toStdString()) / "result.json");
+        const auto j = nlohmann::json::parse(in);
+        hash = j.at("scene").value("hash", "");
+        file = j.at("scene").value("file", "");
+    } catch (const std::exception&) {
+        return {};  // load() read it; a result.json without its scene says nothing either way
+    }
+    const std::string mine = pipeline::scene_hash(project_.scene());
+    if (hash.empty() || hash == mine) return {};
+    return tr("These results are not of the scene shown: they were computed for %1 (scene hash "
+              "%2; the scene in the editor, with its settings, has %3). Their pairs, maps and "
+              "audition are of that run.")
+        .arg(file.empty() ? tr("another scene") : QString::fromStdString(file),
+             QString::fromStdString(hash), QString::fromStdString(mine));
+}
+
+bool MainWindow::open_results(const QString& dir, bool check_scene) {
     QString error;
     if (!results_->load(dir, &error)) {
         show_error(tr("Cannot open the results"), error);
         return false;
     }
+    results_->setNotice(check_scene ? other_scene_notice(dir) : QString());
+    if (!results_->notice().isEmpty()) status_->setText(results_->notice());
     audition_->setResults(dir);
     map_->set_grids(audition_->engine().results().grids);
     // Put the listener marker on the first receiver (or the grid's first point) when the results

@@ -41,8 +41,10 @@ class MainWindow : public QMainWindow {
     // when it cannot, keeping the current project.
     bool open_path(const QString& path);
     bool save_to(const QString& path);
-    // Loads a results directory into the results and audition panels.
-    bool open_results(const QString& dir);
+    // Loads a results directory into the results and audition panels; with `check_scene`, marks it
+    // (ResultsPanel::setNotice and the status bar) when its result.json names another scene hash
+    // than the scene shown (another scene, or this one changed since).
+    bool open_results(const QString& dir, bool check_scene = true);
 
     Project* project() { return &project_; }
     SceneView* view() { return view_; }
@@ -72,6 +74,7 @@ class MainWindow : public QMainWindow {
     void closeEvent(QCloseEvent* e) override;
 
   private:
+    QString other_scene_notice(const QString& dir) const;
     void build_menus();
     void add_recent(const QString& path);
     void update_recent_menu();

@@ -90,8 +90,7 @@ const FolderKind& results_directory() {
     return kind;
 }
 
-OutputDir::OutputDir(const fs::path& target, bool force, bool partial,
-                     std::vector<fs::path> inputs)
+OutputDir::OutputDir(const fs::path& target, bool force, bool partial, std::vector<fs::path> inputs)
     : folder_(target, simulate_rules(force, std::move(inputs)), results_directory(),
               partial ? partial_path(target)
                       : with_suffix(target, ".tmp-" + std::to_string(::getpid()))),

@@ -172,23 +172,27 @@ nlohmann::ordered_json geometric_estimate(const Preprocessed& p) {
 
 // The whole run: the pipeline solves one source after another, each for the scene's duration, and
 // in a full-band run traces its rays after the wave solve, so the parts add up.
+// What every run takes besides its stages: the program's start, the geometric engine's and the
+// solver's set-up, result.json (about a second on the 2-core development machine, 2026-12-07,
+// bench/estimate_check.py).
+constexpr double kRunSeconds = 1.0;
+
 nlohmann::ordered_json total_estimate(const Scene& s, const nlohmann::ordered_json& per_second,
-                                      const nlohmann::ordered_json& geometric) {
+                                      const nlohmann::ordered_json& geometric, double write) {
     const double sources = static_cast<double>(s.sources.size()), duration = s.simulation.duration;
     const double geo = geometric.is_null() ? 0.0 : geometric["seconds_per_source"].get<double>();
     nlohmann::ordered_json wave, total;
     for (const auto& [backend, sps] : per_second.items()) {
         const double w = sps.get<double>() * duration;
         wave[backend] = w;
-        // On a GPU the rays trace on the CPU beside the solve (docs/full-band.md, "Cost").
+        // On a GPU the rays trace on the CPU beside the solve (docs/full-band.md, "Cost"), and
+        // every source's files but the last are written during the next source's solve.
         const bool gpu = backend.ends_with("_gpu");
-        total[backend] = sources * (gpu ? std::max(w, geo) : w + geo);
+        total[backend] =
+            kRunSeconds + (gpu ? sources * std::max(w, geo) + write : sources * (w + geo + write));
     }
-    return {{"sources", s.sources.size()},
-            {"duration_s", duration},
-            {"wave_per_source", wave},
-            {"geometric_per_source", geo},
-            {"total", total}};
+    return {{"sources", s.sources.size()}, {"duration_s", duration},    {"wave_per_source", wave},
+            {"geometric_per_source", geo}, {"write_per_source", write}, {"total", total}};
 }
 
 // "0.149 s", "19.7 s", "3.2 min", "2.4 h": a duration as a reader takes it in.
@@ -318,9 +322,9 @@ nlohmann::ordered_json info_json(const Preprocessed& p) {
                                          {"fdtd_gpu", e.sps_fdtd_gpu}};
     j["fdtd_grid"] = {{"h", e.fdtd_h}, {"dt", e.dt_fdtd}, {"cells", e.fdtd_cells}};
     if (p.scene.simulation.band == "full") j["geometric"] = geometric_estimate(p);
-    j["estimated_total_seconds"] =
-        total_estimate(p.scene, j["seconds_per_simulated_second"],
-                       j.contains("geometric") ? j["geometric"] : nlohmann::ordered_json());
+    j["estimated_total_seconds"] = total_estimate(
+        p.scene, j["seconds_per_simulated_second"],
+        j.contains("geometric") ? j["geometric"] : nlohmann::ordered_json(), e.write_seconds);
     j["listener_points"] = p.listener_points();
     if (const int cells = p.scene.listener_grid_cells(); cells > 0) {
         j["listener_grid"] = {{"every", cells}, {"spacing_m", cells * p.air.grid.h}};
@@ -432,7 +436,9 @@ std::string info_text(const Preprocessed& p) {
     const auto& tot = j["estimated_total_seconds"];
     const std::string solver = p.scene.simulation.solver, upper = solver == "fdtd" ? "FDTD" : "ARD";
     const double geo = tot["geometric_per_source"].get<double>();
-    const std::string geo_part = geo > 0 ? " + geometric " + format_seconds(geo) : std::string();
+    const std::string geo_part = (geo > 0 ? " + geometric " + format_seconds(geo) : std::string()) +
+                                 " + write " +
+                                 format_seconds(tot["write_per_source"].get<double>());
     line(
         "total            %zu source%s x %g s simulated: %s CPU %s, %s GPU %s (per source: wave %s "
         "or %s%s; "

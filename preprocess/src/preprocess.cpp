@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <set>
+#include <thread>
 #include <unordered_set>
 
 #include "ardent/preprocess/errors.h"
@@ -115,6 +116,11 @@ ResourceEstimate Preprocessed::estimate() const {
     const Box3 b = mesh.bounds();
     for (int a = 0; a < 3; ++a)
         in.bbox_cells[a] = cells_for_extent(b.hi[a] - b.lo[a], in.h);
+    in.receiver_count = scene.receivers.size();
+    in.grid_points = listener_points();
+    in.output_rate = scene.output_sample_rate;
+    in.full_band = scene.simulation.band == "full";
+    in.threads = std::max(1u, std::thread::hardware_concurrency());
     return estimate_resources(in);
 }
 

@@ -82,14 +82,22 @@ bool within(const fs::path& inner, const fs::path& outer) {
 
 std::string kind_of(const fs::file_status& s) {
     switch (s.type()) {
-        case fs::file_type::directory: return "a folder";
-        case fs::file_type::fifo: return "a FIFO";
-        case fs::file_type::character: return "a character device";
-        case fs::file_type::block: return "a block device";
-        case fs::file_type::socket: return "a socket";
-        case fs::file_type::symlink: return "a symbolic link";
-        case fs::file_type::regular: return "a file";
-        default: return "not a regular file";
+        case fs::file_type::directory:
+            return "a folder";
+        case fs::file_type::fifo:
+            return "a FIFO";
+        case fs::file_type::character:
+            return "a character device";
+        case fs::file_type::block:
+            return "a block device";
+        case fs::file_type::socket:
+            return "a socket";
+        case fs::file_type::symlink:
+            return "a symbolic link";
+        case fs::file_type::regular:
+            return "a file";
+        default:
+            return "not a regular file";
     }
 }
 
@@ -105,12 +113,13 @@ fs::file_status check_common(const fs::path& target, const OutputRules& rules, b
     const std::string name = t.filename().string();
     if (name == "." || name == ".." || t == "/" || name.empty())
         refuse(target, quoted_path(target) + " cannot be an output: Ardent writes only to a " +
-                         "named file or folder, never to '.', '..' or '/'");
+                           "named file or folder, never to '.', '..' or '/'");
     std::error_code ec;
     const fs::path where = resolved(t);
     if (within(resolved(fs::current_path(ec)), where))
-        refuse(target, quoted_path(target) +
-                         " cannot be an output: it is the working directory or a folder above it");
+        refuse(target,
+               quoted_path(target) +
+                   " cannot be an output: it is the working directory or a folder above it");
     const fs::file_status status = fs::symlink_status(t, ec);
     for (const fs::path& input : rules.inputs) {
         if (input.empty()) continue;
@@ -119,21 +128,21 @@ fs::file_status check_common(const fs::path& target, const OutputRules& rules, b
                                           fs::equivalent(input, t, ec));
         if (same)
             refuse(target, quoted_path(target) +
-                             " cannot be an output: it is an input of this command (" +
-                             quoted_path(input) + "); choose another name");
+                               " cannot be an output: it is an input of this command (" +
+                               quoted_path(input) + "); choose another name");
         if (folder && within(in, where))
             refuse(target, quoted_path(target) +
-                             " cannot be an output: it holds an input of this command (" +
-                             quoted_path(input) + "); choose another name");
+                               " cannot be an output: it holds an input of this command (" +
+                               quoted_path(input) + "); choose another name");
     }
     const fs::path parent = parent_of(t);
     if (!fs::is_directory(parent, ec))
         refuse(target, "cannot write " + quoted_path(target) + ": its folder " +
-                         quoted_path(parent) + " does not exist");
+                           quoted_path(parent) + " does not exist");
     if (fs::is_symlink(status))
         refuse(target, quoted_path(target) +
-                         " is a symbolic link, and Ardent never writes through one: write to the "
-                         "path it points to, or choose another name");
+                           " is a symbolic link, and Ardent never writes through one: write to the "
+                           "path it points to, or choose another name");
     return status;
 }
 
@@ -146,14 +155,13 @@ void check_output_file(const fs::path& target, const OutputRules& rules) {
     if (!fs::exists(status)) return;
     if (!fs::is_regular_file(status))
         refuse(target, quoted_path(target) + " exists and is " + kind_of(status) +
-                         ", which Ardent never replaces; choose another name");
+                           ", which Ardent never replaces; choose another name");
     if (!rules.replace)
         refuse(target, quoted_path(target) + " already exists; choose another name or pass " +
-                         rules.replace_hint + " to replace it");
+                           rules.replace_hint + " to replace it");
 }
 
-void check_output_folder(const fs::path& target, const OutputRules& rules,
-                         const FolderKind& kind) {
+void check_output_folder(const fs::path& target, const OutputRules& rules, const FolderKind& kind) {
     const fs::file_status status = check_common(target, rules, true);
     if (!fs::exists(status)) return;
     if (!fs::is_directory(status))
@@ -161,15 +169,14 @@ void check_output_folder(const fs::path& target, const OutputRules& rules,
                            ", not a directory, which Ardent never replaces; choose another name");
     if (!rules.replace)
         refuse(target, "output directory " + quoted_path(target) + " exists already; use " +
-                         rules.replace_hint +
-                         " to replace it (it is replaced only once the new output is complete) "
-                         "or choose another name");
+                           rules.replace_hint +
+                           " to replace it (it is replaced only once the new output is complete) "
+                           "or choose another name");
     std::error_code ec;
     if (fs::is_empty(target, ec) && !ec) return;
     if (const std::string why = kind.foreign(target); !why.empty())
-        refuse(target, rules.replace_hint + " replaces only " + kind.description + ", and " +
-                         why + "; choose another name, or remove " + quoted_path(target) +
-                         " yourself");
+        refuse(target, rules.replace_hint + " replaces only " + kind.description + ", and " + why +
+                           "; choose another name, or remove " + quoted_path(target) + " yourself");
 }
 
 bool rename_exclusive(const fs::path& from, const fs::path& to) {
@@ -206,8 +213,7 @@ OutputFile::OutputFile(fs::path target, OutputRules rules)
         }
         if (errno != EEXIST) throw_write_error(target_, errno, "its temporary file");
     }
-    throw InputError("cannot write " + quoted_path(target_) +
-                     ": no free temporary name beside it");
+    throw InputError("cannot write " + quoted_path(target_) + ": no free temporary name beside it");
 }
 
 OutputFile::~OutputFile() {
@@ -396,7 +402,8 @@ OutputLock::OutputLock(const fs::path& target, const std::string& command)
         }
         if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
             const int err = errno;
-            const auto [pid, cmd] = err == EWOULDBLOCK ? holder(fd) : std::pair<std::string, std::string>();
+            const auto [pid, cmd] =
+                err == EWOULDBLOCK ? holder(fd) : std::pair<std::string, std::string>();
             const std::string text = contents(fd);
             ::close(fd);
             if (err != EWOULDBLOCK)

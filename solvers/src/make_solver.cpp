@@ -23,11 +23,13 @@ void check_memory(const Preprocessed& p, const SolverOptions& options) {
     const double dt = fdtd ? fdtd_time_step(p.air.grid.h, sim.speed_of_sound) : e.dt_ard;
     // One source runs at a time: its recorded signals (the receivers and the listener grid, their
     // cells and the cells next to them) grow with the duration; the rest is the fields.
-    const double outputs = e.signal_bytes_per_step * std::ceil(sim.duration / dt);
+    // The outputs at the output rate too (the delivered IRs, the geometric stage's).
+    const double outputs = e.signal_bytes_per_step * std::ceil(sim.duration / dt) + e.output_bytes;
     // FDTD: two pressure arrays and about a byte of tables per grid cell (as the estimate counts).
-    const double fixed =
-        fdtd ? kProcessBaseBytes + 9.0 * static_cast<double>(p.air.grid.count())
-             : e.memory_ard_cpu - e.signal_bytes_per_step * std::ceil(sim.duration / e.dt_ard);
+    const double fixed = fdtd ? kProcessBaseBytes + 9.0 * static_cast<double>(p.air.grid.count())
+                              : e.memory_ard_cpu -
+                                    e.signal_bytes_per_step * std::ceil(sim.duration / e.dt_ard) -
+                                    e.output_bytes;
     const double precision = options.precision == Precision::Float64 ? 2.0 : 1.0;
     const double fields = precision * std::max(0.0, fixed);
     const double need = fields + outputs;

@@ -286,7 +286,21 @@ class TestEditor : public QObject {
         // The results panel loaded them: one pair and a filled ISO 3382 table.
         QCOMPARE(w.results()->pairCount(), 1);
         QVERIFY(w.results()->table()->rowCount() > 0);
+        QVERIFY(w.results()->notice().isEmpty());
         qInfo("live slices received: %lld", static_cast<long long>(slices.count()));
+
+        // Opened again, they are this scene's: no notice. In the editor with another scene
+        // (here: the same room at another duration), they are marked as another scene's.
+        QVERIFY(w.open_results(out));
+        QVERIFY2(w.results()->notice().isEmpty(), qPrintable(w.results()->notice()));
+        const QString other = tmp_.filePath("other.json");
+        write_file(other, small_scene(0.2));
+        MainWindow w2;
+        QVERIFY(w2.open_path(other));
+        QVERIFY(w2.open_results(out));
+        QVERIFY2(w2.results()->notice().contains("not of the scene shown"),
+                 qPrintable(w2.results()->notice()));
+        QVERIFY(w2.results()->notice().contains("tiny.json"));
     }
 
     void cancelLeavesNothing() {

@@ -17,7 +17,6 @@
 #include <QLogValueAxis>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QScreen>
 #include <QScrollBar>
 #include <QSplitter>
@@ -27,11 +26,14 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <fstream>
 #include <functional>
 
 #include "ardent/auralize/crossover.h"
 #include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/safe_output.h"
 #include "chart_points.h"
 #include "iso_parameters.h"
 
@@ -99,6 +101,10 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QWidget(parent) {
     pairs_->setToolTip(tr("Source and receiver whose impulse response is shown"));
     info_ = new QLabel;
     info_->setWordWrap(true);
+    notice_ = new QLabel;
+    notice_->setWordWrap(true);
+    notice_->setStyleSheet("QLabel { background: #fde2c4; color: #5a2d00; padding: 4px; }");
+    notice_->hide();
     compare_ = new QComboBox;
     differences_ = new QCheckBox(tr("Differences"));
     differences_->setToolTip(tr("The table shows this run's values minus the compared run's"));
@@ -147,6 +153,7 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QWidget(parent) {
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
+    layout->addWidget(notice_);
     layout->addWidget(info_);
     layout->addWidget(split, 1);
 
@@ -174,6 +181,7 @@ bool ResultsPanel::load(const QString& results_dir, QString* error) {
     if (!data_.dir.empty()) rememberDir(QString::fromStdString(data_.dir.string()));
     data_ = std::move(*loaded);
     current_ = -1;
+    setNotice({});
     if (reference_.dir == data_.dir) clearReference();
     updateCompareList();
     const QSignalBlocker block(pairs_);
@@ -189,6 +197,7 @@ bool ResultsPanel::load(const QString& results_dir, QString* error) {
 void ResultsPanel::clear() {
     if (!data_.dir.empty()) rememberDir(QString::fromStdString(data_.dir.string()));
     data_ = {};
+    setNotice({});
     reference_ = {};
     reference_analysis_.reset();
     differences_->setChecked(false);
@@ -457,10 +466,8 @@ bool ResultsPanel::export_csv(const QString& file, QString* error) const {
         return false;
     };
     if (!analysis_) return fail(tr("no analysed source/receiver pair is shown"));
-    // QSaveFile writes a temporary file beside the target and renames it on commit().
-    QSaveFile out(file);
-    if (!out.open(QIODevice::WriteOnly | QIODevice::Text)) return fail(out.errorString());
-    QTextStream s(&out);
+    QString text;
+    QTextStream s(&text);
     const auto& bands = analysis_->results;
     s << "parameter";
     for (const auto& b : bands)
@@ -491,7 +498,22 @@ bool ResultsPanel::export_csv(const QString& file, QString* error) const {
         s << '\n';
     }
     s.flush();
-    if (s.status() != QTextStream::Ok || !out.commit()) return fail(out.errorString());
+    // Through the one safe-output module: the dialog asked before replacing a regular file, and
+    // nothing else (a FIFO, a device, a folder) is ever replaced.
+    OutputRules rules;
+    rules.replace = true;
+    const QByteArray bytes = text.toUtf8();
+    try {
+        write_output_file(file.toStdString(), rules, [&](const std::filesystem::path& tmp) {
+            std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+            out.write(bytes.constData(), bytes.size());
+            out.flush();
+            if (!out) throw_write_error(file.toStdString(), errno);
+        });
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromUtf8(e.what());
+        return false;
+    }
     return true;
 }
 
@@ -508,6 +530,15 @@ void ResultsPanel::onExportClicked() {
     if (file.isEmpty()) return;
     QString error;
     if (!export_csv(file, &error)) QMessageBox::warning(this, tr("Export CSV"), error);
+}
+
+void ResultsPanel::setNotice(const QString& text) {
+    notice_->setText(text);
+    notice_->setVisible(!text.isEmpty());
+}
+
+QString ResultsPanel::notice() const {
+    return notice_->text();
 }
 
 }  // namespace ardent::editor

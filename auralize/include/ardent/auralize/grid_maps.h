@@ -5,9 +5,9 @@
 // (docs/analysis.md, "Maps").
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <exception>
-#include <atomic>
 #include <functional>
 #include <optional>
 #include <span>

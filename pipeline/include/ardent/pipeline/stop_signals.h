@@ -16,7 +16,7 @@ namespace ardent::pipeline {
 
 class StopSignals {
   public:
-    StopSignals();  // installs the handlers and lowers the flag
+    StopSignals();   // installs the handlers and lowers the flag
     ~StopSignals();  // restores the handlers there were
     StopSignals(const StopSignals&) = delete;
     StopSignals& operator=(const StopSignals&) = delete;

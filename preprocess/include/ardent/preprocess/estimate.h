@@ -61,6 +61,15 @@ struct ResourceEstimate {
     // One source's recorded signals per time step, as the write stage holds them (the samples
     // and their written copies): times the steps, the part of a peak that grows with duration.
     double signal_bytes_per_step = 0;
+    // What else grows with the duration, at the output rate: the receivers' delivered IRs and
+    // AmbiX channels as the write stage holds them, and in a full-band run the geometric
+    // stage's IRs (third-order AmbiX per receiver) and its synthesis' scratch on every thread.
+    // Included in the memory_* peaks above (host).
+    double output_bytes = 0;
+    // Seconds per source of the write stage on the CPU: each receiver's IR and AmbiX files
+    // (delivered, joined in a full-band run, analysed for result.json) and each listener-grid
+    // point's four IRs.
+    double write_seconds = 0;
     double sps_ard_cpu = 0, sps_ard_gpu = 0, sps_fdtd_cpu = 0, sps_fdtd_gpu = 0;  // s per sim s
 };
 
@@ -74,6 +83,12 @@ struct EstimateInputs {
     size_t receivers = 0, sources = 1, listener_points = 0;  // recorded cells, with neighbours
     size_t largest_partition_cells = 0;
     Index3 bbox_cells{};  // model bounding box in cells of size h, without padding
+    // The outputs: receivers (not their cells), listener-grid points, the output rate, a
+    // full-band run (the geometric stage) and the threads that synthesise and write.
+    size_t receiver_count = 0, grid_points = 0;
+    double output_rate = 48000;
+    bool full_band = false;
+    double threads = 1;
 };
 
 // Bytes of the process before any scene (the program and its libraries).

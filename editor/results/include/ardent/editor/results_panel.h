@@ -37,6 +37,10 @@ class ResultsPanel : public QWidget {
     bool load(const QString& results_dir, QString* error);
     void clear();
     QString resultsDir() const;
+    // A warning shown above the charts until the next load() or clear() (empty: none): the
+    // editor's word that these results are not of the scene it shows.
+    void setNotice(const QString& text);
+    QString notice() const;
 
     // Selects a pair by name (no-op when there is no such pair); emits pairSelected.
     void select(const QString& source, const QString& receiver);
@@ -112,6 +116,7 @@ class ResultsPanel : public QWidget {
 
     QComboBox* pairs_ = nullptr;
     QLabel* info_ = nullptr;
+    QLabel* notice_ = nullptr;
     QChartView* waveform_view_ = nullptr;
     QChartView* spectrum_view_ = nullptr;
     QChartView* decay_view_ = nullptr;
