@@ -383,12 +383,14 @@ std::string not_maps(const fs::path& dir) {
 int run_map(const MapOpts& o) {
     const fs::path out = o.out;
     if (out.empty()) throw InputError("--map needs -o DIR, the folder to write the maps into");
-    // One run per folder of maps, and the folder checked before the (long) analysis.
-    const OutputLock lock(out, "ardent analyze --map");
+    // The folder checked before the (long) analysis, and one run per folder of maps: checked
+    // before its lock file is made beside it, and again holding the lock.
     const FolderKind maps_folder{"a folder of maps that ardent analyze --map wrote", not_maps};
     OutputRules rules;
     rules.replace = o.force;
     rules.inputs = {o.grid};
+    check_output_folder(out, rules, maps_folder);
+    const OutputLock lock(out, "ardent analyze --map");
     OutputFolder folder(out, rules, maps_folder);
     const pipeline::StopSignals signals;  // a stop ends the run with nothing written
     const auralize::IrGrid grid(o.grid);

@@ -185,7 +185,9 @@ Action add_auralize(CLI::App& app) {
         rules.replace = o->force;
         rules.inputs = {dry_path, ir_path};
         if (!o->hrtf.empty()) rules.inputs.push_back(o->hrtf);
-        // One run per output file, for the whole run: a second one is refused at once.
+        // One run per output file, for the whole run: a second one is refused at once. The path
+        // is checked before its lock file is made beside it, and again holding the lock.
+        check_output_file(out_path, rules);
         const OutputLock lock(out_path, "ardent auralize");
         const pipeline::StopSignals signals;  // a stop ends the run with nothing written
         check_output_file(out_path, rules);

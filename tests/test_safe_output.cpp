@@ -254,6 +254,7 @@ TEST_F(WritersKeepUsersData, AnalyzeMapNeverReplacesAUsersFolder) {
     expect_refused("analyze --map run/grid/S1.h5 -o run --force", {"run", "an input"});
     EXPECT_EQ(read_text(dir / "mine" / "notes.txt"), "mine");
     EXPECT_EQ(read_text(dir / "file.txt"), "mine");
+    EXPECT_FALSE(fs::exists(dir / "..lock"));  // no lock file beside what cannot be an output
     EXPECT_TRUE(fs::exists(dir / "run" / "grid" / "S1.h5"));
 
     // Its own folder of maps is replaced with --force, and only that.

@@ -72,7 +72,7 @@ void check_stored(const std::filesystem::path& file, const std::string& q) {
         throw InputError("cannot use HRTF set " + q +
                          ": it has no sample rate (Data.SamplingRate)");
     for (unsigned i = 0; i < rate.elements; ++i) {
-        const double fs = rate.values[i];
+        const double fs = static_cast<double>(rate.values[i]);
         if (!(fs >= kMinSofaRate && fs <= kMaxSofaRate))
             throw InputError(
                 "cannot use HRTF set " + q + ": its sample rate (Data.SamplingRate) is " +

@@ -106,8 +106,9 @@ std::string kind_of(const fs::file_status& s) {
     throw InputError(message, ErrorSubject{target.string(), {}, {}});
 }
 
-// The checks shared by files and folders; returns the target's status (not following a link).
-fs::file_status check_common(const fs::path& target, const OutputRules& rules, bool folder) {
+// What no output may be, whatever exists: no name, '.', '..', '/', the working directory or a
+// folder above it. Returns the path without trailing separators.
+fs::path check_name(const fs::path& target) {
     if (target.empty()) refuse(target, "no output path was given");
     const fs::path t = without_trailing_slash(target);
     const std::string name = t.filename().string();
@@ -115,11 +116,18 @@ fs::file_status check_common(const fs::path& target, const OutputRules& rules, b
         refuse(target, quoted_path(target) + " cannot be an output: Ardent writes only to a " +
                            "named file or folder, never to '.', '..' or '/'");
     std::error_code ec;
-    const fs::path where = resolved(t);
-    if (within(resolved(fs::current_path(ec)), where))
+    if (within(resolved(fs::current_path(ec)), resolved(t)))
         refuse(target,
                quoted_path(target) +
                    " cannot be an output: it is the working directory or a folder above it");
+    return t;
+}
+
+// The checks shared by files and folders; returns the target's status (not following a link).
+fs::file_status check_common(const fs::path& target, const OutputRules& rules, bool folder) {
+    const fs::path t = check_name(target);
+    std::error_code ec;
+    const fs::path where = resolved(t);
     const fs::file_status status = fs::symlink_status(t, ec);
     for (const fs::path& input : rules.inputs) {
         if (input.empty()) continue;
@@ -376,7 +384,7 @@ fs::path OutputLock::path_for(const fs::path& target) {
 }
 
 OutputLock::OutputLock(const fs::path& target, const std::string& command)
-    : file_(path_for(target)) {
+    : file_(path_for(check_name(target))) {
     // A lock file removed by the run that held it, between our open() and our flock(), leaves us
     // holding a lock that no one else can find: then start again on the file now at the path.
     for (int attempt = 0; attempt < 100; ++attempt) {
