@@ -20,13 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_text(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 // Raises the stop flag when a stage whose text starts with `at` begins (or, with "steps", at the
 // first progress report of the solve).
 struct StopAt : pipeline::SimulateObserver {

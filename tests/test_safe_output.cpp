@@ -36,13 +36,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_text(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 void expect_has(const std::string& text, std::initializer_list<const char*> parts) {
     for (const char* part : parts)
         EXPECT_NE(text.find(part), std::string::npos) << "missing '" << part << "' in: " << text;

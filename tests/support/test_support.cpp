@@ -55,14 +55,12 @@ std::string ScratchDir::listing() const {
     return out;
 }
 
-namespace {
-std::string slurp(const std::filesystem::path& p) {
+std::string read_text(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);
     std::ostringstream ss;
     ss << in.rdbuf();
     return ss.str();
 }
-}  // namespace
 
 CommandResult run_ardent(const std::string& args, const std::filesystem::path& cwd, int timeout_s) {
     ScratchDir io;
@@ -74,8 +72,8 @@ CommandResult run_ardent(const std::string& args, const std::filesystem::path& c
     const int status = std::system(cmd.c_str());
     CommandResult r;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = slurp(io / "out");
-    r.err = slurp(io / "err");
+    r.out = read_text(io / "out");
+    r.err = read_text(io / "err");
     return r;
 }
 

@@ -28,6 +28,9 @@ class ScratchDir {
     std::filesystem::path path_;
 };
 
+// A file's bytes as a string (empty when it cannot be read).
+std::string read_text(const std::filesystem::path& p);
+
 struct CommandResult {
     int exit_code = -1;
     std::string out, err;
