@@ -17,6 +17,7 @@
 #include "ardent/auralize/audio_io.h"
 #include "ardent/auralize/fft_convolution.h"
 #include "ardent/auralize/fft_plan_cache.h"
+#include "scoped_env.h"
 #include "test_support.h"
 
 namespace ardent::test {
@@ -44,26 +45,6 @@ void convolve_measured(size_t filter_len) {
     auralize::convolve(x, h, {.measure_fft = true});
 }
 
-// Sets an environment variable for one scope.
-class ScopedEnv {
-  public:
-    ScopedEnv(const char* name, const std::string& value) : name_(name) {
-        if (const char* old = std::getenv(name)) old_ = old;
-        ::setenv(name, value.c_str(), 1);
-    }
-    ~ScopedEnv() {
-        if (old_)
-            ::setenv(name_, old_->c_str(), 1);
-        else
-            ::unsetenv(name_);
-    }
-    ScopedEnv(const ScopedEnv&) = delete;
-    ScopedEnv& operator=(const ScopedEnv&) = delete;
-
-  private:
-    const char* name_;
-    std::optional<std::string> old_;
-};
 
 TEST(PlanCache, DefaultDirectoryFollowsXdg) {
     {

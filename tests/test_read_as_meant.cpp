@@ -27,6 +27,7 @@
 #include "ardent/auralize/ir_grid.h"
 #include "ardent/preprocess/mesh_import.h"
 #include "grid_fixture.h"
+#include "scoped_env.h"
 #include "test_support.h"
 
 namespace ardent::test {
@@ -165,26 +166,6 @@ TEST_F(ReadAsMeantHrtf, DamagedSetsAreSaidInWords) {
 
 // --- 3. the FFT plan cache -------------------------------------------------------------------
 
-// Sets an environment variable for the commands a test runs, and puts it back after.
-class ScopedEnv {
-  public:
-    ScopedEnv(const char* name, const std::string& value) : name_(name) {
-        if (const char* old = std::getenv(name)) old_ = old;
-        ::setenv(name, value.c_str(), 1);
-    }
-    ~ScopedEnv() {
-        if (old_)
-            ::setenv(name_, old_->c_str(), 1);
-        else
-            ::unsetenv(name_);
-    }
-    ScopedEnv(const ScopedEnv&) = delete;
-    ScopedEnv& operator=(const ScopedEnv&) = delete;
-
-  private:
-    const char* name_;
-    std::optional<std::string> old_;
-};
 
 TEST_F(ReadAsMeant, FifoAsThePlanCacheIsIgnored) {
     audio::Audio a;

@@ -1,0 +1,31 @@
+// An environment variable set for the commands a test runs (the FFT plan cache's XDG_CACHE_HOME),
+// and put back as it was when the scope ends.
+#pragma once
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+namespace ardent::test {
+
+class ScopedEnv {
+  public:
+    ScopedEnv(const char* name, const std::string& value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old;
+        ::setenv(name, value.c_str(), 1);
+    }
+    ~ScopedEnv() {
+        if (old_)
+            ::setenv(name_, old_->c_str(), 1);
+        else
+            ::unsetenv(name_);
+    }
+    ScopedEnv(const ScopedEnv&) = delete;
+    ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+  private:
+    const char* name_;
+    std::optional<std::string> old_;
+};
+
+}  // namespace ardent::test
