@@ -45,7 +45,6 @@ void convolve_measured(size_t filter_len) {
     auralize::convolve(x, h, {.measure_fft = true});
 }
 
-
 TEST(PlanCache, DefaultDirectoryFollowsXdg) {
     {
         ScopedEnv x("XDG_CACHE_HOME", "/tmp/xdg-here");

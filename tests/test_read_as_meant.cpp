@@ -166,7 +166,6 @@ TEST_F(ReadAsMeantHrtf, DamagedSetsAreSaidInWords) {
 
 // --- 3. the FFT plan cache -------------------------------------------------------------------
 
-
 TEST_F(ReadAsMeant, FifoAsThePlanCacheIsIgnored) {
     audio::Audio a;
     a.sample_rate = 48000;
