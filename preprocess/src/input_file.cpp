@@ -4,11 +4,9 @@
 
 namespace ardent {
 
-std::string special_file_kind(const std::filesystem::path& file) {
+std::string file_type_text(std::filesystem::file_type type) {
     namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::file_status s = fs::status(file, ec);  // stat(2): never opens, so never blocks
-    switch (s.type()) {
+    switch (type) {
         case fs::file_type::fifo:
             return "a FIFO (named pipe)";
         case fs::file_type::socket:
@@ -17,6 +15,27 @@ std::string special_file_kind(const std::filesystem::path& file) {
             return "a character device";
         case fs::file_type::block:
             return "a block device";
+        case fs::file_type::directory:
+            return "a folder";
+        case fs::file_type::symlink:
+            return "a symbolic link";
+        case fs::file_type::regular:
+            return "a file";
+        default:
+            return "not a regular file";
+    }
+}
+
+std::string special_file_kind(const std::filesystem::path& file) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::file_status s = fs::status(file, ec);  // stat(2): never opens, so never blocks
+    switch (s.type()) {
+        case fs::file_type::fifo:
+        case fs::file_type::socket:
+        case fs::file_type::character:
+        case fs::file_type::block:
+            return file_type_text(s.type());
         case fs::file_type::regular:
         case fs::file_type::directory:
         case fs::file_type::not_found:

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "ardent/preprocess/errors.h"
+#include "ardent/preprocess/input_file.h"
 
 namespace ardent {
 namespace fs = std::filesystem;
@@ -81,24 +82,7 @@ bool within(const fs::path& inner, const fs::path& outer) {
 }
 
 std::string kind_of(const fs::file_status& s) {
-    switch (s.type()) {
-        case fs::file_type::directory:
-            return "a folder";
-        case fs::file_type::fifo:
-            return "a FIFO";
-        case fs::file_type::character:
-            return "a character device";
-        case fs::file_type::block:
-            return "a block device";
-        case fs::file_type::socket:
-            return "a socket";
-        case fs::file_type::symlink:
-            return "a symbolic link";
-        case fs::file_type::regular:
-            return "a file";
-        default:
-            return "not a regular file";
-    }
+    return file_type_text(s.type());
 }
 
 // An InputError about `target` (its subject the file, for the Python module's exceptions).

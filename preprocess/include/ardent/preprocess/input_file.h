@@ -18,4 +18,8 @@ namespace ardent {
 // file exists, which such a path fails.
 std::string special_file_kind(const std::filesystem::path& file);
 
+// A file type in words, for messages: "a FIFO (named pipe)", "a character device", "a folder",
+// "a symbolic link", "a file", ... (safe_output.h names what is in an output's way with it).
+std::string file_type_text(std::filesystem::file_type type);
+
 }  // namespace ardent
